@@ -1,0 +1,63 @@
+"""Argument checks shared by every public function.
+
+Each check raises :class:`ValueError` whose message names the parameter, the value it got and the valid
+range, so that a REPL user sees at once what to change.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["check_real", "check_in_interval", "check_positive_array"]
+
+
+def _fmt_interval(lo: float, hi: float, lo_closed: bool, hi_closed: bool) -> str:
+    return f"{'[' if lo_closed else '('}{lo:g}, {hi:g}{']' if hi_closed else ')'}"
+
+
+def check_real(name: str, value) -> float:
+    """Return ``value`` as a finite float, or raise naming ``name``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return x
+
+
+def check_in_interval(
+    name: str,
+    value,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_closed: bool = False,
+    hi_closed: bool = False,
+    why: str = "",
+) -> float:
+    """Return ``value`` as a float if it lies in the interval, else raise naming ``name`` and the interval."""
+    x = check_real(name, value)
+    ok_lo = x >= lo if lo_closed else x > lo
+    ok_hi = x <= hi if hi_closed else x < hi
+    if not (ok_lo and ok_hi):
+        reason = f" ({why})" if why else ""
+        raise ValueError(
+            f"{name} must lie in {_fmt_interval(lo, hi, lo_closed, hi_closed)}{reason}, got {x:g}"
+        )
+    return x
+
+
+def check_positive_array(name: str, values) -> np.ndarray:
+    """Return a 1-D float array of strictly positive finite entries, or raise naming ``name``."""
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    if np.any(arr <= 0):
+        bad = arr[arr <= 0][0]
+        raise ValueError(f"{name} must be strictly positive (valid range (0, inf)), got an entry {bad:g}")
+    return arr

@@ -1,0 +1,387 @@
+r"""Noise-correlation mechanisms ``B`` of DP-FTRL (seed 004, Alg. 1 and eq. 13).
+
+A *mechanism* says what noise is added: DP-FTRL adds ``w̃ = B w`` with ``B`` lower-triangular and
+``w_t ~ N(0, σ_dp² G² I)``; DP-SGD is ``B = I``. This module keeps the mechanism apart from any problem or
+privacy target (the dp_accounting split of *event* and *accountant*):
+
+* :class:`Correlation` — any lower-triangular ``B`` (non-Toeplitz mechanisms such as binary-tree
+  aggregation, seed 000, subclass it); its sensitivity is ``γ_T(B) = max_{τ<T} ‖(B⁻¹)_{:,τ}‖₂``
+  (Thm 1.1, eq. 24).
+* :class:`ToeplitzCorrelation` — ``B_{t,t'} = β_{t−t'}``. Everything the theory needs is derived from three
+  primitives a subclass supplies (``coeffs``, ``inverse_coeffs``, ``dtft``): the limiting sensitivity
+  ``γ∞`` (eq. 5) and the pole integrals ``(1/2π)∫|B|²/|1 − q e^{iω}|²`` from which every stationary error
+  of the paper is built. Mechanisms with a rational generating function (BLTs, seed 003) subclass it too.
+* :class:`FiniteToeplitz` — any finite user sequence; :class:`SqrtToeplitz` — the family
+  ``B(z) = √(1 − (1−ν) z)`` of ν-DP-FTRL (eq. 7), the mean-estimation optimum ``β*`` (Thm 2.1) and
+  Optimal-CC (ν = 0), with elliptic-integral closed forms.
+
+Every public function of the package accepts a plain sequence wherever it takes a mechanism
+(:func:`as_correlation`).
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from typing import Sequence, Union
+
+import numpy as np
+import scipy.linalg
+from scipy import fft as sfft
+from scipy import integrate
+
+from ._validation import check_in_interval
+from .spectral import geometric_filter_energy, is_minimum_phase, periodic_mean, series_inverse
+from .special import ellipk_complement, sqrt_pole_integral
+
+__all__ = [
+    "Correlation",
+    "ToeplitzCorrelation",
+    "FiniteToeplitz",
+    "SqrtToeplitz",
+    "as_correlation",
+    "toeplitz",
+    "dpsgd",
+    "nu_ftrl",
+    "optimal_cc",
+    "anti_pgd",
+    "damped_anti_pgd",
+    "mean_estimation_optimal",
+]
+
+_METHODS = ("auto", "closed_form", "time", "frequency")
+_TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncated
+
+
+def _check_horizon(T) -> int:
+    if isinstance(T, bool) or not float(T).is_integer() or int(T) < 1:
+        raise ValueError(f"T must be a positive integer (valid range [1, inf)), got {T!r}")
+    return int(T)
+
+
+def _check_method(method: str) -> str:
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    return method
+
+
+def _norm(c: np.ndarray) -> float:
+    """‖c‖₂, with ``inf`` when the coefficients overflowed (non-minimum-phase ``B``)."""
+    if not np.all(np.isfinite(c)):
+        return math.inf
+    return float(np.linalg.norm(c))
+
+
+class Correlation(abc.ABC):
+    r"""A lower-triangular, invertible noise-correlation matrix ``B`` (seed 004, Alg. 1).
+
+    Subclasses provide :meth:`matrix`; this base class computes the sensitivity from the dense inverse,
+    ``O(T³)``, which structured subclasses override with fast routes (and tests use as an oracle).
+    """
+
+    name: str = "B"
+
+    @abc.abstractmethod
+    def matrix(self, T: int) -> np.ndarray:
+        """The leading ``T × T`` block of ``B``."""
+
+    def sensitivity(self, T: int) -> float:
+        r"""``γ_T(B) = max_{τ<T} ‖(B⁻¹)_{:,τ}‖₂`` (seed 004, Thm 1.1, eq. 24), dense route."""
+        T = _check_horizon(T)
+        Binv = scipy.linalg.solve_triangular(self.matrix(T), np.eye(T), lower=True)
+        return float(np.max(np.linalg.norm(Binv, axis=0)))
+
+    @abc.abstractmethod
+    def limiting_sensitivity(self) -> float:
+        r"""``γ∞ = lim_{T→∞} γ_T`` (eq. 5), ``math.inf`` where it diverges."""
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class ToeplitzCorrelation(Correlation):
+    r"""Lower-triangular Toeplitz ``B_{t,t'} = β_{t−t'}`` with generating function ``B(z) = Σ_t β_t z^t``.
+
+    Subclasses supply :meth:`coeffs`, :meth:`inverse_coeffs`, :meth:`dtft`, :meth:`is_minimum_phase` and
+    :meth:`_support` (how many coefficients carry all but ``_TAIL_RTOL`` of the energy); they may add
+    closed forms by overriding :meth:`_gamma_inf_sq_closed_form` / :meth:`_energy_closed_form`.
+    """
+
+    # -- primitives -------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def coeffs(self, n: int) -> np.ndarray:
+        """``β_0, …, β_{n−1}`` (the first column of ``B``)."""
+
+    @abc.abstractmethod
+    def inverse_coeffs(self, n: int) -> np.ndarray:
+        """First ``n`` coefficients of ``1/B(z)``: the first column of ``B⁻¹`` (Toeplitz, App. A)."""
+
+    @abc.abstractmethod
+    def dtft(self, omega) -> np.ndarray:
+        r"""``B(ω) = Σ_t β_t e^{−iωt}``."""
+
+    @abc.abstractmethod
+    def is_minimum_phase(self) -> bool:
+        """Whether ``B(z) ≠ 0`` on the closed unit disk, i.e. ``B⁻¹e_0 ∈ ℓ²`` (digest 004 §10.17)."""
+
+    @abc.abstractmethod
+    def _support(self) -> int:
+        """Number of coefficients after which the rest carries < ``_TAIL_RTOL`` of the energy."""
+
+    def _gamma_inf_sq_closed_form(self) -> float | None:
+        return None
+
+    def _energy_closed_form(self, q: np.ndarray) -> np.ndarray | None:
+        return None
+
+    # -- derived quantities -------------------------------------------------------------------------
+    def spectrum(self, omega) -> np.ndarray:
+        r"""``|B(ω)|²``, even in ω for real ``β``."""
+        return np.abs(self.dtft(omega)) ** 2
+
+    def matrix(self, T: int) -> np.ndarray:
+        T = _check_horizon(T)
+        return scipy.linalg.toeplitz(self.coeffs(T), np.zeros(T))
+
+    def sensitivity(self, T: int) -> float:
+        r"""``γ_T`` (Thm 1.1, eq. 24). For Toeplitz ``B`` the columns of ``B⁻¹`` are shifted, truncated
+        copies of its first column, so the maximum is column 0: ``γ_T = ‖(1/B)_{0:T}‖₂``,
+        non-decreasing in ``T``. Cost ``O(T log T)`` or better (:func:`~dptheory.spectral.series_inverse`).
+        ``inf`` when the coefficients overflow double precision (non-minimum-phase ``β``, e.g. ``(1, −2)``
+        has ``γ_T² = (4^T − 1)/3``).
+        """
+        return _norm(self.inverse_coeffs(_check_horizon(T)))
+
+    def limiting_sensitivity(self, *, method: str = "auto") -> float:
+        r"""``γ∞(β) = lim_T γ_T = ((1/2π)∫|B(ω)|^{-2} dω)^{1/2}`` (eq. 5, 26; Property C.1).
+
+        ``math.inf`` when ``β`` is not minimum phase: a zero inside the disk makes ``γ_T`` grow
+        geometrically even though the frequency integral can be finite (``β = (1, −2)``: the integral is
+        1/3), and a zero on the circle makes both diverge (anti-PGD, Optimal-CC).
+
+        ``method``: ``"closed_form"`` where the subclass has one, ``"frequency"`` (adaptive periodic
+        trapezoid of ``1/|B|²``), ``"time"`` (``Σ_t c_t²`` over the inverse coefficients, truncated where
+        the rest is below 1e-17 relative); ``"auto"`` takes the closed form if any, else the frequency route.
+        """
+        return math.sqrt(self._gamma_inf_sq(_check_method(method)))
+
+    def _gamma_inf_sq(self, method: str) -> float:
+        if not self.is_minimum_phase():
+            return math.inf
+        if method in ("auto", "closed_form"):
+            value = self._gamma_inf_sq_closed_form()
+            if value is not None:
+                return value
+            if method == "closed_form":
+                raise ValueError(f"{self.name} has no closed form for the limiting sensitivity")
+        if method == "time":
+            c = self.inverse_coeffs(self._inverse_support())
+            return float(np.dot(c, c))
+        return float(periodic_mean(lambda w: 1.0 / self.spectrum(w)))
+
+    def _inverse_support(self) -> int:
+        """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
+        n = max(1024, 4 * self._support())
+        while n <= (1 << 26):
+            c = self.inverse_coeffs(n)
+            head, tail = np.dot(c[: n // 2], c[: n // 2]), np.dot(c[n // 2 :], c[n // 2 :])
+            if tail <= _TAIL_RTOL * head:
+                return n
+            n *= 2
+        raise RuntimeError(f"the inverse coefficients of {self.name} decay too slowly for a time-domain sum")
+
+    def filtered_energy(self, q, *, method: str = "auto") -> np.ndarray:
+        r"""``E_q(β) = (1/2π)∫_{−π}^{π} |B(ω)|² / |1 − q e^{iω}|² dω`` for ``|q| < 1``, vectorised over ``q``.
+
+        This is the stationary variance of ``y_{t+1} = q y_t + (Bw)_t`` for unit white ``w`` (Thm F.2), the
+        building block of App. B eq. (18) (``q = 1 − η``) and of App. C (``q = 1 − ηλ_j``). Equal to
+        ``⟨β, T_j β⟩ / (1 − q²)`` (Lemma C.4). Routes: ``"closed_form"`` (subclass), ``"time"`` (exact
+        geometric-filter sum over the coefficients, Lemma C.4/F.12), ``"frequency"`` (adaptive periodic
+        trapezoid; error decays like ``|q|^M``). ``"auto"``: closed form, else time domain.
+        """
+        method = _check_method(method)
+        qs = np.atleast_1d(np.asarray(q, dtype=float))
+        if np.any(np.abs(qs) >= 1.0):
+            raise ValueError(
+                "q must lie in (-1, 1) (a stable pole; q = 1 - eta*lambda), got "
+                f"{qs[np.abs(qs) >= 1.0][0]:g}"
+            )
+        out = None
+        if method in ("auto", "closed_form"):
+            out = self._energy_closed_form(qs)
+            if out is None and method == "closed_form":
+                raise ValueError(f"{self.name} has no closed form for the pole integral")
+        if out is None and method in ("auto", "time"):
+            out = geometric_filter_energy(self.coeffs(self._support()), qs)
+        if out is None:
+            out = np.concatenate([self._energy_frequency(chunk) for chunk in np.array_split(qs, -(-qs.size // 64))])
+        return out if np.ndim(q) else float(out[0])
+
+    def _energy_frequency(self, qs: np.ndarray) -> np.ndarray:
+        min_points = 64.0 / max(1e-12, 1.0 - float(np.max(np.abs(qs))))
+        return periodic_mean(
+            lambda w: self.spectrum(w)[:, None] / np.abs(1.0 - qs[None, :] * np.exp(1j * w)[:, None]) ** 2,
+            min_points=int(min(min_points, 1 << 22)),
+        )
+
+
+class FiniteToeplitz(ToeplitzCorrelation):
+    r"""``B`` generated by a finite sequence ``β = (β_0, …, β_{n−1})``, ``β_0 ≠ 0``.
+
+    Exact time-domain routes (the pole integral is a finite geometric-filter sum), minimum-phase test by
+    polynomial roots or the argument principle.
+    """
+
+    def __init__(self, beta: Sequence[float] | np.ndarray, *, name: str | None = None):
+        b = np.asarray(beta, dtype=float)
+        if b.ndim != 1 or b.size == 0:
+            raise ValueError(f"beta must be a non-empty 1-D sequence, got shape {b.shape}")
+        if not np.all(np.isfinite(b)):
+            raise ValueError("beta must be finite")
+        if b[0] == 0.0:
+            raise ValueError(
+                "beta[0] must be nonzero (valid range: beta[0] != 0): with beta[0] = 0 the matrix B is "
+                "singular and no sensitivity exists"
+            )
+        b = np.trim_zeros(b, "b")
+        self.beta = b
+        self.beta.setflags(write=False)
+        self.name = name or f"toeplitz({np.array2string(b, threshold=6, precision=4)})"
+        self._min_phase: bool | None = None
+
+    def coeffs(self, n: int) -> np.ndarray:
+        out = np.zeros(n)
+        k = min(n, self.beta.size)
+        out[:k] = self.beta[:k]
+        return out
+
+    def inverse_coeffs(self, n: int) -> np.ndarray:
+        return series_inverse(self.beta, n)
+
+    def dtft(self, omega) -> np.ndarray:
+        z = np.exp(-1j * np.asarray(omega, dtype=float))
+        return np.polynomial.polynomial.polyval(z, self.beta)
+
+    def spectrum(self, omega) -> np.ndarray:
+        omega = np.asarray(omega, dtype=float)
+        # On a uniform grid ω_k = 2πk/M the DTFT is an FFT; elsewhere evaluate the polynomial.
+        M = omega.size
+        if M >= self.beta.size and M > 1 and np.allclose(omega, 2 * np.pi * np.arange(M) / M, rtol=0, atol=1e-12):
+            return np.abs(sfft.fft(self.beta, M)) ** 2
+        return np.abs(self.dtft(omega)) ** 2
+
+    def is_minimum_phase(self) -> bool:
+        if self._min_phase is None:
+            self._min_phase = is_minimum_phase(self.beta)
+        return self._min_phase
+
+    def _support(self) -> int:
+        return self.beta.size
+
+
+class SqrtToeplitz(ToeplitzCorrelation):
+    r"""``B(z) = √(1 − r z)``, ``r = 1 − ν``: ``β_t = (−1)^t C(1/2, t) r^t`` (eq. 7; Thm 2.1).
+
+    ``ν ∈ (0, 1)`` is ν-DP-FTRL; ``ν = 0`` is Optimal-CC (Fichtenberger et al. 2023, γ∞ = ∞); ``ν = η ∈ (0, 2)``
+    is the mean-estimation optimum ``β*`` of Thm 2.1. Closed forms:
+
+    * ``|B(ω)|² = |1 − ν − e^{iω}|`` (eq. 19);
+    * ``γ∞² = Σ_t (C(2t,t)/4^t)² r^{2t} = ₂F₁(½,½;1;r²) = (2/π) K(|r|)`` (Lemma F.15 + Landen), evaluated as
+      ``(2/π)·ellipkm1(ν(2 − ν))`` — stable as ``ν → 0``;
+    * ``(1/2π)∫|B|²/|1 − q e^{iω}|² = I(ν, 1 − q)/(2π)`` (Lemma F.16), with ``I(a, a) = 4K(1 − a)`` (F.15).
+
+    Coefficients by the stable recurrences ``β_t = β_{t−1}·r(t − 3/2)/t`` and ``c_t = c_{t−1}·r(t − 1/2)/t``
+    for the inverse ``C(2t,t)/4^t · r^t``.
+    """
+
+    def __init__(self, nu: float, *, name: str | None = None):
+        self.nu = check_in_interval("nu", nu, 0.0, 2.0, lo_closed=True)
+        self.r = 1.0 - self.nu
+        self.name = name or f"SqrtToeplitz(nu={self.nu:g})"
+
+    def _recurrence(self, n: int, shift: float) -> np.ndarray:
+        t = np.arange(1, n, dtype=float)
+        return np.concatenate([[1.0], np.cumprod(self.r * (t - shift) / t)])[:n]
+
+    def coeffs(self, n: int) -> np.ndarray:
+        return self._recurrence(n, 1.5)
+
+    def inverse_coeffs(self, n: int) -> np.ndarray:
+        return self._recurrence(n, 0.5)
+
+    def dtft(self, omega) -> np.ndarray:
+        return np.sqrt(1.0 - self.r * np.exp(-1j * np.asarray(omega, dtype=float)))
+
+    def spectrum(self, omega) -> np.ndarray:
+        return np.abs(1.0 - self.r * np.exp(-1j * np.asarray(omega, dtype=float)))
+
+    def is_minimum_phase(self) -> bool:
+        return self.nu > 0.0
+
+    def _support(self) -> int:
+        if self.nu == 0.0:
+            raise ValueError("Optimal-CC (nu = 0) has non-summable coefficients: no time-domain route")
+        # |β_t| ≤ |r|^t; energy beyond N is below |r|^{2N} ≤ _TAIL_RTOL.
+        return int(math.ceil(0.5 * math.log(_TAIL_RTOL) / math.log(abs(self.r)))) + 1 if self.r != 0 else 1
+
+    def _gamma_inf_sq_closed_form(self) -> float:
+        return float(2.0 / math.pi * ellipk_complement(self.nu * (2.0 - self.nu)))
+
+    def _energy_closed_form(self, q: np.ndarray) -> np.ndarray:
+        if self.nu == 0.0:
+            return np.array([_optimal_cc_pole_integral(1.0 - qi) for qi in q])
+        return np.array([sqrt_pole_integral(self.nu, 1.0 - qi) / (2.0 * math.pi) for qi in q])
+
+
+def _optimal_cc_pole_integral(b: float) -> float:
+    """``(1/2π)∫|1 − e^{iω}|/|1 − b − e^{iω}|² dω`` by adaptive quadrature (F.16 degenerates at a = 0)."""
+    f = lambda w: abs(1.0 - np.exp(1j * w)) / abs(1.0 - b - np.exp(1j * w)) ** 2
+    val, _ = integrate.quad(f, 0.0, math.pi, points=[min(b, 1.0)], limit=500, epsabs=0.0, epsrel=1e-13)
+    return val / math.pi
+
+
+BetaLike = Union[Correlation, Sequence[float], np.ndarray]
+
+
+def as_correlation(beta: BetaLike) -> Correlation:
+    """A :class:`Correlation` as it is, or a finite sequence as :class:`FiniteToeplitz`."""
+    return beta if isinstance(beta, Correlation) else FiniteToeplitz(beta)
+
+
+def toeplitz(coeffs: Sequence[float] | np.ndarray) -> FiniteToeplitz:
+    """Toeplitz ``B`` from any user sequence ``β`` (``β_0 ≠ 0``)."""
+    return FiniteToeplitz(coeffs)
+
+
+def dpsgd() -> FiniteToeplitz:
+    """DP-SGD / Noisy-SGD: ``B = I``, ``β = (1, 0, 0, …)``, ``γ_T = γ∞ = 1``."""
+    return FiniteToeplitz([1.0], name="dpsgd()")
+
+
+def nu_ftrl(nu: float) -> SqrtToeplitz:
+    r"""ν-DP-FTRL (seed 004, eq. 7): ``β_t = (−1)^t C(1/2, t)(1 − ν)^t``, ``0 < ν < 1``."""
+    nu = check_in_interval("nu", nu, 0.0, 1.0)
+    return SqrtToeplitz(nu, name=f"nu_ftrl({nu:g})")
+
+
+def optimal_cc() -> SqrtToeplitz:
+    r"""Optimal-CC (Fichtenberger et al. 2023): eq. (7) with ν = 0; ``γ_T² ≈ (1/π) ln T``, ``γ∞ = ∞``."""
+    return SqrtToeplitz(0.0, name="optimal_cc()")
+
+
+def anti_pgd() -> FiniteToeplitz:
+    """Anti-PGD (Orvieto et al. 2022): ``β = (1, −1)``; ``B⁻¹`` is all-ones, ``γ_T² = T``, ``γ∞ = ∞``."""
+    return FiniteToeplitz([1.0, -1.0], name="anti_pgd()")
+
+
+def damped_anti_pgd(nu: float) -> FiniteToeplitz:
+    r"""Anti-PGD with damping (Table 2): ``β = (1, −(1 − ν))``, ``0 < ν < 1``; ``γ∞² = 1/(ν(2 − ν))``."""
+    nu = check_in_interval("nu", nu, 0.0, 1.0)
+    return FiniteToeplitz([1.0, -(1.0 - nu)], name=f"damped_anti_pgd({nu:g})")
+
+
+def mean_estimation_optimal(eta: float) -> SqrtToeplitz:
+    r"""``β*`` of Thm 2.1 (App. B eq. 19): ``B*(ω) = √(1 − (1−η)e^{−iω})``, optimal for mean estimation
+    with learning rate ``η ∈ (0, 2)`` (the stability range; the paper assumes ``η < 1``)."""
+    eta = check_in_interval("eta", eta, 0.0, 2.0, why="the stability range of mean estimation")
+    return SqrtToeplitz(eta, name=f"mean_estimation_optimal({eta:g})")
