@@ -94,30 +94,41 @@ def _check_epsilon(epsilon) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
-def _optimal_order_minus_one(rho: float, log_inv_delta: float) -> float:
-    """Return ``x* = alpha* - 1``, the unique root of ``rho x^2 + log(1+x) = log(1/delta)`` (rho > 0).
+def _log1p_exp(u: float) -> float:
+    """``log(1 + e^u)`` without overflow."""
+    return u + math.log1p(math.exp(-u)) if u > 0 else math.log1p(math.exp(u))
 
-    The stationarity condition of the seed 004, App. A.2 objective (see the module docstring).
+
+def _log_optimal_order_minus_one(log_rho: float, log_inv_delta: float) -> float:
+    """Return ``u* = log(alpha* - 1)``, where ``x* = alpha* - 1`` is the unique root of
+    ``g(x) = rho x^2 + log(1 + x) - log(1/delta)``.
+
+    ``g(x) = 0`` is the stationarity condition of the seed 004, App. A.2 objective (module docstring).
+    Everything is done in ``u = log x`` so that neither ``x`` nor ``rho x^2`` is ever formed when they
+    could overflow (``delta`` subnormal, ``rho`` near the float limits).
     """
     L = log_inv_delta
-    # Bracket: at x_lo both rho x^2 <= L/8 and log1p(x) <= x <= L/4, so g(x_lo) < 0;
-    # at x_hi either rho x^2 >= L or log1p(x) >= L, so g(x_hi) >= 0.
-    x_lo = 0.5 * min(0.5 * L, math.sqrt(0.5 * L / rho))
-    x_hi = min(math.sqrt(L / rho), math.expm1(L))
+    log_L = math.log(L)
+    # Bracket.  At x_lo = min(L/2, sqrt(L/(2 rho)))/2: rho x^2 <= L/8 and log1p(x) <= x <= L/4, so g < 0.
+    # At x_hi = min(sqrt(2L/rho), e^(2L) - 1): rho x^2 >= 2L or log1p(x) >= 2L, so g > 0 (the factor 2
+    # keeps the sign right despite rounding).
+    log_2 = math.log(2.0)
+    u_lo = -log_2 + min(log_L - log_2, 0.5 * (log_L - log_2 - log_rho))
+    u_hi = min(0.5 * (log_L + log_2 - log_rho), 2.0 * L + math.log(-math.expm1(-2.0 * L)))
 
     def g(u: float) -> float:
-        x = math.exp(u)
-        return rho * x * x + math.log1p(x) - L
+        return math.exp(min(log_rho + 2.0 * u, 700.0)) + _log1p_exp(u) - L
 
-    u = brentq(g, math.log(x_lo), math.log(x_hi), xtol=1e-15, rtol=4 * _MACH_EPS, maxiter=200)
-    return math.exp(u)
+    return brentq(g, u_lo, u_hi, xtol=1e-15, rtol=4 * _MACH_EPS, maxiter=200)
 
 
-def _balle_objective(rho: float, log_inv_delta: float, x: float) -> float:
-    """seed 004, App. A.2 objective at ``alpha = 1 + x``:
+def _balle_objective(rho: float, log_inv_delta: float, u: float) -> float:
+    """seed 004, App. A.2 objective at ``alpha = 1 + e^u``:
     ``rho*alpha + log(1/(alpha*delta))/(alpha-1) + log(1 - 1/alpha)``."""
+    rho_x = math.exp(math.log(rho) + u)
+    log_alpha = _log1p_exp(u)
     # log(1 - 1/alpha) = log(x / (1 + x)) = -log1p(1/x): no cancellation for large alpha.
-    return rho * (1.0 + x) + (log_inv_delta - math.log1p(x)) / x - math.log1p(1.0 / x)
+    return rho + rho_x + (log_inv_delta - log_alpha) * math.exp(-u) - math.log1p(math.exp(-u))
 
 
 def _eps_optimal(rho: float, delta: float) -> float:
@@ -125,8 +136,8 @@ def _eps_optimal(rho: float, delta: float) -> float:
     if rho == 0.0:
         return 0.0
     L = -math.log(delta)
-    x = _optimal_order_minus_one(rho, L)
-    return max(_balle_objective(rho, L, x), 0.0)
+    u = _log_optimal_order_minus_one(math.log(rho), L)
+    return max(_balle_objective(rho, L, u), 0.0)
 
 
 def _eps_bun_steinke(rho: float, delta: float) -> float:
@@ -144,30 +155,31 @@ def _rho_bun_steinke(epsilon: float, delta: float) -> float:
     return s * s
 
 
-def _rho_optimal(epsilon: float, delta: float) -> float:
-    """Largest ``rho`` with seed 004, App. A.2 ``eps_delta(rho) <= epsilon`` (the map is increasing)."""
-    # The optimal conversion is never worse than Bun-Steinke, so the Bun-Steinke rho is feasible.
-    lo = _rho_bun_steinke(epsilon, delta)
-    hi = 2.0 * lo
-    for _ in range(2100):  # at most ~2^2100 growth: far beyond the float range, so it never runs out
-        if _eps_optimal(hi, delta) >= epsilon:
-            break
-        lo, hi = hi, 2.0 * hi
-    else:  # pragma: no cover - unreachable for finite epsilon
-        raise RuntimeError("could not bracket rho")
-
-    def h(log_rho: float) -> float:
-        return _eps_optimal(math.exp(log_rho), delta) - epsilon
-
-    log_rho = brentq(h, math.log(lo), math.log(hi), xtol=1e-14, rtol=4 * _MACH_EPS, maxiter=500)
-    rho = math.exp(log_rho)
-    # brentq returns a point within tolerance of the root, possibly on the infeasible side: step down
-    # by relative amounts eps_mach, 2 eps_mach, 4 eps_mach, ... until eps_delta(rho) <= epsilon.
+def _largest_feasible_below(rho: float, epsilon: float, delta: float) -> float:
+    """Step ``rho`` down by relative amounts eps_mach, 2 eps_mach, 4 eps_mach, ... until
+    ``eps_delta(rho) <= epsilon`` (absorbs rounding in the last few ulps)."""
     step = _MACH_EPS
     while _eps_optimal(rho, delta) > epsilon:
         rho *= 1.0 - step
         step *= 2.0
     return rho
+
+
+def _rho_optimal(epsilon: float, delta: float) -> float:
+    """Largest ``rho`` with seed 004, App. A.2 ``eps_delta(rho) <= epsilon`` (the map is increasing)."""
+    # The optimal conversion is never worse than Bun-Steinke, so the Bun-Steinke rho is feasible
+    # (up to rounding, which the step-down absorbs).
+    lo = _largest_feasible_below(_rho_bun_steinke(epsilon, delta), epsilon, delta)
+    hi = 2.0 * lo
+    while _eps_optimal(hi, delta) < epsilon:  # terminates: eps_delta(rho) >= rho - log 2 (see tests)
+        lo, hi = hi, 2.0 * hi
+
+    def h(log_rho: float) -> float:
+        return _eps_optimal(math.exp(log_rho), delta) - epsilon
+
+    log_rho = brentq(h, math.log(lo), math.log(hi), xtol=1e-14, rtol=4 * _MACH_EPS, maxiter=500)
+    # brentq returns a point within tolerance of the root, possibly on the infeasible side.
+    return _largest_feasible_below(math.exp(log_rho), epsilon, delta)
 
 
 # --------------------------------------------------------------------------------------------------

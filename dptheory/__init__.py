@@ -1,0 +1,15 @@
+r"""dptheory: the theory of differentially private learning as executable, verified numbers.
+
+Seed 004 (Choquette-Choo et al., *Correlated Noise Provably Beats Independent Noise*, ICLR 2024) is the
+analytic core: noise correlations and their sensitivities (:mod:`dptheory.correlations`), privacy
+calibration (:mod:`dptheory.accounting`), the asymptotic suboptimality ``F∞`` (:mod:`dptheory.suboptimality`)
+and the rate tables (:mod:`dptheory.rates`). The notation table is ``docs/notation.md``.
+"""
+
+from .accounting import *  # noqa: F401,F403
+from .correlations import *  # noqa: F401,F403
+from .problems import *  # noqa: F401,F403
+from .suboptimality import *  # noqa: F401,F403
+from . import accounting, correlations, problems, spectral, special, suboptimality  # noqa: F401
+
+__version__ = "0.1.0"

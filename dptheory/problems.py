@@ -1,0 +1,136 @@
+r"""Learning problems of seed 004 (§2): *what is optimised*, kept apart from the mechanism and the privacy.
+
+A problem fixes the objective ``F``, the learning rate ``η`` and the gradient-noise level ``σ_sgd``; the
+stationary suboptimality ``F∞`` of :mod:`dptheory.suboptimality` combines it with a mechanism ``β`` and a
+privacy level ``ρ``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+
+from ._validation import check_in_interval, check_positive_array
+
+__all__ = ["MeanEstimation", "LinearRegression"]
+
+
+@dataclass(frozen=True)
+class MeanEstimation:
+    r"""One-dimensional mean estimation, ``F(θ) = ½ E(θ − z)²`` (seed 004, eq. 6; §2.1, App. B).
+
+    ``g_t = θ_t − z_t``, so ``δ_t = θ_t − E z`` follows ``δ_{t+1} = (1 − η)δ_t + η(E z − z_t) − η w̃_t``
+    (App. B eq. 14) and ``F − F⋆ = ½δ²``. ``|z| ≤ 1`` means gradients are never clipped at ``G ≥ 1``.
+
+    Parameters
+    ----------
+    eta : learning rate, in ``(0, 2)`` (``|1 − η| < 1``: the recursion is stable; Thm 2.1 assumes ``η < 1``).
+    sigma_sgd : standard deviation of ``z − E z`` (``≥ 0``).
+    """
+
+    eta: float
+    sigma_sgd: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(
+            self, "eta", check_in_interval("eta", self.eta, 0.0, 2.0, why="|1 - eta| < 1 for a stable recursion")
+        )
+        object.__setattr__(self, "sigma_sgd", check_in_interval("sigma_sgd", self.sigma_sgd, 0.0, lo_closed=True))
+
+    @property
+    def eigs(self) -> np.ndarray:
+        """The Hessian's eigenvalues: ``(1,)``."""
+        return np.ones(1)
+
+
+@dataclass(frozen=True)
+class LinearRegression:
+    r"""Linear regression with Gaussian inputs (seed 004, eq. 8; §2.2, App. C).
+
+    ``F(θ) = ½ E(y − ⟨θ, x⟩)²`` with ``x ~ N(0, H)``, ``H = diag(eigs)`` (w.l.o.g. in its eigenbasis) and
+    residual ``ξ = y − ⟨θ⋆, x⟩ ~ N(0, σ_sgd²)`` independent of ``x``; ``F(θ) − F⋆ = ½ θ'ᵀHθ'``.
+
+    Parameters
+    ----------
+    eta : learning rate, ``0 < η < 2/λ_max`` (the linearised recursion ``I − ηH`` is stable). The exact
+        Gaussian value needs the smaller :attr:`eta_max_gaussian`; the paper's bounds need ``η < 1/R²``.
+    eigs : eigenvalues ``λ_j > 0`` of ``H``.
+    sigma_sgd : residual standard deviation (``≥ 0``).
+    """
+
+    eta: float
+    eigs: np.ndarray = field(repr=False)
+    sigma_sgd: float = 0.0
+
+    def __post_init__(self):
+        eigs = check_positive_array("eigs", self.eigs)
+        eigs.setflags(write=False)
+        object.__setattr__(self, "eigs", eigs)
+        lam_max = float(np.max(eigs))
+        object.__setattr__(
+            self,
+            "eta",
+            check_in_interval(
+                "eta", self.eta, 0.0, 2.0 / lam_max, why=f"eta*lambda_max < 2 for a stable recursion, lambda_max={lam_max:g}"
+            ),
+        )
+        object.__setattr__(self, "sigma_sgd", check_in_interval("sigma_sgd", self.sigma_sgd, 0.0, lo_closed=True))
+
+    def __repr__(self) -> str:
+        return (
+            f"LinearRegression(eta={self.eta:g}, d={self.d}, trace={self.trace:.4g}, "
+            f"lambda_max={self.L:.4g}, lambda_min={self.mu:.4g}, sigma_sgd={self.sigma_sgd:g})"
+        )
+
+    @property
+    def d(self) -> int:
+        return int(self.eigs.size)
+
+    @property
+    def trace(self) -> float:
+        return float(np.sum(self.eigs))
+
+    @property
+    def L(self) -> float:
+        """Smoothness ``λ_max(H)``."""
+        return float(np.max(self.eigs))
+
+    @property
+    def mu(self) -> float:
+        """Strong convexity ``λ_min(H)``."""
+        return float(np.min(self.eigs))
+
+    @property
+    def d_eff(self) -> float:
+        r"""Effective dimension ``Tr H / ‖H‖₂`` (App. C.6)."""
+        return self.trace / self.L
+
+    @property
+    def R2(self) -> float:
+        r"""``R²`` of Assumption C.2 (A3) for Gaussian ``x``: ``E‖x‖²xxᵀ = 2H² + Tr(H)H ⪯ (Tr H + 2λ_max) H``."""
+        return self.trace + 2.0 * self.L
+
+    @property
+    def C_kurt(self) -> float:
+        r"""``C_kurt`` of Assumption C.2 (A3); for Gaussian inputs ``C_kurt = 3`` (digest 004 §2)."""
+        return 3.0
+
+    def coupling(self, eta: float | None = None) -> float:
+        r"""``c(η) = Σ_j ηλ_j / (2(1 − ηλ_j))``: the gain of the multiplicative-noise feedback loop.
+
+        The stationary second moment of SGD on Gaussian data exists iff ``ηλ_max < 1`` and ``c(η) < 1``
+        (docs/linear_regression_exact.md).
+        """
+        x = (self.eta if eta is None else eta) * self.eigs
+        if np.any(x >= 1.0):
+            return np.inf
+        return float(np.sum(x / (2.0 * (1.0 - x))))
+
+    @property
+    def eta_max_gaussian(self) -> float:
+        r"""The largest ``η`` for which the stationary second moment exists with Gaussian inputs:
+        the root of ``c(η) = 1`` on ``(0, 1/λ_max)``."""
+        hi = 1.0 / self.L
+        return float(optimize.brentq(lambda e: self.coupling(e) - 1.0, 0.0, hi * (1 - 1e-15), xtol=1e-15, rtol=1e-14))
