@@ -25,9 +25,12 @@ it and increases after it; ``f`` is convex on ``(0, 1/delta - 1]``, which contai
 ``rho`` from ``1e-300`` to ``1e300`` and ``delta`` down to the smallest subnormal, since only
 ``L = -log(delta)`` ever enters.
 
-For very small ``rho`` the infimum is negative (as ``rho -> 0`` it tends to ``log(1 - delta)``).  A
-negative epsilon carries no more meaning than ``epsilon = 0`` here, so the result is reported as
-``max(inf, 0)``; ``zcdp_to_epsilon(0, delta) == 0``.
+Since ``rho*alpha >= rho`` and the rest of the objective is minimised (over ``alpha``, at ``rho = 0``) at
+``alpha = 1/delta`` with value ``log(1 - delta)``, the infimum is ``>= rho + log(1 - delta)``; this gives
+the upper bracket when inverting.  For small ``rho`` the infimum is negative (as ``rho -> 0`` it tends
+to ``log(1 - delta)``).  A negative epsilon says no more than ``epsilon = 0``, so the result is
+reported as ``max(infimum, 0)``: ``zcdp_to_epsilon(rho, delta) == 0`` for ``rho`` below a threshold
+(about ``1.36e-10`` at ``delta = 1e-5``, ``0.386`` at ``delta = 0.5``), and for ``rho = 0``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ CONVERSION_METHODS = ("optimal", "bun_steinke")
 
 _INF = math.inf
 _MACH_EPS = sys.float_info.epsilon
+_TINY = sys.float_info.min  # smallest positive normal double
 
 
 # --------------------------------------------------------------------------------------------------
@@ -146,7 +150,8 @@ def _eps_bun_steinke(rho: float, delta: float) -> float:
 
 
 def _rho_bun_steinke(epsilon: float, delta: float) -> float:
-    """Inverse of Bun & Steinke 2016, Prop. 1.3: ``sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta))``.
+    """Inverse of Bun & Steinke 2016, Prop. 1.3:
+    ``sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta))``.
 
     Written as ``eps / (sqrt(L + eps) + sqrt(L))`` to avoid cancellation when ``eps << L``.
     """
@@ -167,17 +172,29 @@ def _largest_feasible_below(rho: float, epsilon: float, delta: float) -> float:
 
 def _rho_optimal(epsilon: float, delta: float) -> float:
     """Largest ``rho`` with seed 004, App. A.2 ``eps_delta(rho) <= epsilon`` (the map is increasing)."""
-    # The optimal conversion is never worse than Bun-Steinke, so the Bun-Steinke rho is feasible
-    # (up to rounding, which the step-down absorbs).
-    lo = _largest_feasible_below(_rho_bun_steinke(epsilon, delta), epsilon, delta)
-    hi = 2.0 * lo
-    while _eps_optimal(hi, delta) < epsilon:  # terminates: eps_delta(rho) >= rho - log 2 (see tests)
-        lo, hi = hi, 2.0 * hi
+    # Lower end: the optimal conversion is never worse than Bun-Steinke, so the Bun-Steinke rho is
+    # feasible (up to rounding, which the step-down absorbs).
+    lo = _rho_bun_steinke(epsilon, delta)
+    if lo < _TINY:  # Bun-Steinke rho underflows; the optimal one may still be representable
+        lo = _TINY
+        if _eps_optimal(lo, delta) > epsilon:
+            raise ValueError(
+                f"epsilon={epsilon:g} is too small: the admissible rho underflows double precision"
+            )
+    lo = _largest_feasible_below(lo, epsilon, delta)
+    # Upper end: rho*alpha >= rho and the rest of the objective is >= its inf at rho = 0, attained at
+    # alpha = 1/delta, which is log(1 - delta); so eps_delta(rho) >= rho + log(1 - delta).
+    hi = max(epsilon - math.log1p(-delta), lo)
+    while _eps_optimal(hi, delta) < epsilon:  # only rounding can make the bound fail; double then
+        hi *= 2.0
 
     def h(log_rho: float) -> float:
         return _eps_optimal(math.exp(log_rho), delta) - epsilon
 
-    log_rho = brentq(h, math.log(lo), math.log(hi), xtol=1e-14, rtol=4 * _MACH_EPS, maxiter=500)
+    # Widen the bracket by 1e-9 relative so that rounding in exp(log(.)) cannot flip the end signs.
+    log_rho = brentq(
+        h, math.log(lo) - 1e-9, math.log(hi) + 1e-9, xtol=1e-14, rtol=4 * _MACH_EPS, maxiter=500
+    )
     # brentq returns a point within tolerance of the root, possibly on the infeasible side.
     return _largest_feasible_below(math.exp(log_rho), epsilon, delta)
 
@@ -237,7 +254,9 @@ def epsilon_to_zcdp(epsilon, delta, *, method: str = "optimal") -> float:
 
     ``method="optimal"``: inverts seed 004, App. A.2 (Balle et al. 2020, Thm 21) by bracketing and
     ``brentq`` on ``log rho`` (the map ``rho -> eps`` is strictly increasing where positive; its
-    derivative is ``alpha* > 1``); the result satisfies ``zcdp_to_epsilon(rho, delta) <= epsilon``.
+    derivative is ``alpha* > 1``); the result satisfies ``zcdp_to_epsilon(rho, delta) <= epsilon`` and
+    is within ~1e-14 relative of the largest such ``rho``.  Raises ``ValueError`` if that ``rho``
+    is below the smallest normal double (only for absurdly small ``epsilon``, e.g. 1e-200).
 
     ``method="bun_steinke"``: closed-form inverse of Bun & Steinke 2016, Prop. 1.3,
     ``sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta))``.

@@ -8,6 +8,7 @@ precision where ``ellipk(k**2)`` loses digits (digest 004 §8 #8: 4e-8 relative 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -41,6 +42,7 @@ def _working_digits(a: float, b: float) -> int:
     return 20 + int(math.ceil(2.0 * max(0.0, -math.log10(min(a, b)))))
 
 
+@functools.lru_cache(maxsize=65536)
 def sqrt_pole_integral(a: float, b: float) -> float:
     r"""Lemma F.16: ``I(a, b) = ∫_{−π}^{π} |1 − a − e^{iω}| / |1 − b − e^{iω}|² dω`` (eq. 49).
 
@@ -49,6 +51,7 @@ def sqrt_pole_integral(a: float, b: float) -> float:
     The paper states it for ``a, b ∈ (0, 1)``; the identity continues analytically to ``a, b ∈ (0, 2)``
     (checked against quadrature in ``tests/test_special.py``), which covers ``β*`` of Thm 2.1 for
     ``η ∈ (1, 2)`` and eigen-directions with ``ηλ ∈ [1, 2)``. At ``a = b`` it reduces to Lemma F.15.
+    Memoised: sweeps re-evaluate the same ``(ν, ηλ_j)`` pairs for every kind of bound.
     """
     if not (0.0 < a < 2.0 and 0.0 < b < 2.0):
         raise ValueError(f"sqrt_pole_integral needs a and b in (0, 2), got a={a:g}, b={b:g}")

@@ -124,7 +124,11 @@ def is_minimum_phase(beta: np.ndarray, *, tol: float = 1e-9) -> bool:
     (winding number of ``P(e^{iω})``, grid refined until no phase step exceeds π/4), with a zero on the
     circle declared when ``min|P| ≤ tol·max|P|``.
     """
-    beta = np.trim_zeros(np.asarray(beta, dtype=float), "b")
+    beta = np.asarray(beta, dtype=float)
+    # Drop trailing taps below 1e-15·max|β|: by Rouché they cannot move a zero across the circle unless
+    # it lies within ~1e-15 of it, and they would wreck the conditioning of the companion matrix.
+    keep = np.nonzero(np.abs(beta) > 1e-15 * np.max(np.abs(beta)))[0]
+    beta = beta[: keep[-1] + 1]
     if beta.size <= 1:
         return True
     if beta.size <= 256:

@@ -39,7 +39,7 @@ def balle_oracle(rho: float, delta: float, dps: int = 40) -> mpmath.mpf:
         def f(a):
             return r * a + mpmath.log(1 / (a * d)) / (a - 1) + mpmath.log(1 - 1 / a)
 
-        grid = [1 + mpmath.mpf(10) ** (k / mpmath.mpf(400)) for k in range(-6 * 400, 8 * 400)]
+        grid = [1 + mpmath.mpf(10) ** (k / mpmath.mpf(100)) for k in range(-6 * 100, 8 * 100)]
         a0 = min(grid, key=f)
         a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), a0)
         assert a_star > 1
@@ -195,6 +195,25 @@ def test_optimal_epsilon_is_clipped_at_zero_where_the_infimum_is_negative():
     # As rho -> 0 the infimum tends to log(1 - delta) < 0 (oracle); the reported epsilon is 0.
     assert float(balle_oracle(1e-6, 0.5)) < 0
     assert zcdp_to_epsilon(1e-6, 0.5) == 0.0
+
+
+@HYP
+@given(rho=log_uniform(1e-12, 1e6), delta=log_uniform(1e-300, 0.9))
+def test_optimal_epsilon_is_at_least_rho_plus_log_one_minus_delta(rho, delta):
+    # rho*alpha >= rho, and the rest of the objective is >= its value at alpha = 1/delta, log(1 - delta)
+    assert zcdp_to_epsilon(rho, delta) >= (rho + math.log1p(-delta)) * (1 - 1e-14)
+
+
+@pytest.mark.parametrize("delta, threshold", [(1e-5, 1.35914091429108e-10), (0.5, 0.385755893817960)])
+def test_tiny_epsilon_target_gives_the_rho_where_the_infimum_crosses_zero(delta, threshold):
+    rho = epsilon_to_zcdp(1e-100, delta)
+    assert rho == pytest.approx(threshold, rel=1e-9)
+    assert float(balle_oracle(rho * (1 - 1e-6), delta)) < 0 < float(balle_oracle(rho * (1 + 1e-6), delta))
+
+
+def test_epsilon_so_small_that_rho_underflows_is_refused():
+    with pytest.raises(ValueError, match="epsilon"):
+        epsilon_to_zcdp(1e-200, 1e-300)
 
 
 def test_extreme_inputs_stay_finite():
