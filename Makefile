@@ -14,5 +14,5 @@ test-all: ## every test, slow ones included
 	$(PYTEST) -q
 
 bench:    ## pytest-benchmark timings of the hot paths
-	$(PYTEST) -q tests/test_benchmarks.py --benchmark-only --benchmark-columns=min,median,mean,rounds
+	$(PYTEST) -q tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
 

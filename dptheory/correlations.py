@@ -159,9 +159,10 @@ class ToeplitzCorrelation(Correlation):
         geometrically even though the frequency integral can be finite (``β = (1, −2)``: the integral is
         1/3), and a zero on the circle makes both diverge (anti-PGD, Optimal-CC).
 
-        ``method``: ``"closed_form"`` where the subclass has one, ``"frequency"`` (adaptive periodic
-        trapezoid of ``1/|B|²``), ``"time"`` (``Σ_t c_t²`` over the inverse coefficients, truncated where
-        the rest is below 1e-17 relative); ``"auto"`` takes the closed form if any, else the frequency route.
+        ``method``: ``"closed_form"`` where the subclass has one, ``"time"`` (``Σ_t c_t²`` over the inverse
+        coefficients, truncated where the rest is below 1e-17 relative), ``"frequency"`` (adaptive periodic
+        trapezoid of ``1/|B|²``; its accuracy is limited to ~1e-16/min|B|² by the evaluation of ``|B|²``
+        near a zero close to the circle). ``"auto"`` takes the closed form if any, else the time route.
         """
         return math.sqrt(self._gamma_inf_sq(_check_method(method)))
 
@@ -174,10 +175,10 @@ class ToeplitzCorrelation(Correlation):
                 return value
             if method == "closed_form":
                 raise ValueError(f"{self.name} has no closed form for the limiting sensitivity")
-        if method == "time":
-            c = self.inverse_coeffs(self._inverse_support())
-            return float(np.dot(c, c))
-        return float(periodic_mean(lambda w: 1.0 / self.spectrum(w)))
+        if method == "frequency":
+            return float(periodic_mean(lambda w: 1.0 / self.spectrum(w)))
+        c = self.inverse_coeffs(self._inverse_support())
+        return float(np.dot(c, c))
 
     def _inverse_support(self) -> int:
         """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
@@ -264,10 +265,18 @@ class FiniteToeplitz(ToeplitzCorrelation):
 
     def spectrum(self, omega) -> np.ndarray:
         omega = np.asarray(omega, dtype=float)
-        # On a uniform grid ω_k = 2πk/M the DTFT is an FFT; elsewhere evaluate the polynomial.
         M = omega.size
-        if M >= self.beta.size and M > 1 and np.allclose(omega, 2 * np.pi * np.arange(M) / M, rtol=0, atol=1e-12):
-            return np.abs(sfft.fft(self.beta, M)) ** 2
+        # On a uniform grid ω_k = ω_0 + 2πk/M (what periodic_mean evaluates) the DTFT is one FFT of the
+        # modulated sequence β_t e^{−iω_0 t}, folded modulo M; elsewhere evaluate the polynomial.
+        if M > 1 and omega.ndim == 1 and abs(omega[1] - omega[0] - 2 * np.pi / M) < 1e-12 and abs(
+            omega[-1] - omega[0] - 2 * np.pi * (M - 1) / M
+        ) < 1e-9:
+            t = np.arange(self.beta.size)
+            modulated = self.beta * np.exp(-1j * omega[0] * t)
+            folded = np.bincount(t % M, weights=modulated.real, minlength=M) + 1j * np.bincount(
+                t % M, weights=modulated.imag, minlength=M
+            )
+            return np.abs(sfft.fft(folded)) ** 2
         return np.abs(self.dtft(omega)) ** 2
 
     def is_minimum_phase(self) -> bool:

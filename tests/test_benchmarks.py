@@ -1,0 +1,75 @@
+"""Hot-path timings (``make bench``), each beside a naive baseline measured in the same run.
+
+Groups pair a fast route with its baseline; read the ratio of their means. No timing is asserted: each
+benchmark asserts only the accuracy of what it timed.
+"""
+
+import numpy as np
+import pytest
+from scipy.signal import lfilter
+
+import dptheory as dpt
+
+HARMONIC_128 = 1.0 / np.arange(1, 129)
+LONG_BETA = np.r_[1.0, -0.5 * np.ones(9999) / 10000]  # a custom β of length 10⁴
+
+
+@pytest.mark.benchmark(group="F_inf nu-FTRL, linear regression d=128")
+def test_bench_F_inf_nu_ftrl_closed_form(benchmark):
+    problem = dpt.LinearRegression(0.02, HARMONIC_128)
+
+    def run():
+        dpt.special.sqrt_pole_integral.cache_clear()  # time the elliptic evaluation, not the memo
+        return dpt.F_inf(dpt.nu_ftrl(0.02 / 128), problem, rho=1.0, kind="lti")
+
+    assert benchmark(run) == pytest.approx(4.5195e-3, rel=1e-4)
+
+
+@pytest.mark.benchmark(group="F_inf nu-FTRL, linear regression d=128")
+def test_bench_F_inf_nu_ftrl_by_quadrature_baseline(benchmark):
+    problem = dpt.LinearRegression(0.02, HARMONIC_128)
+    value = benchmark(lambda: dpt.F_inf(dpt.nu_ftrl(0.02 / 128), problem, rho=1.0, kind="lti", method="frequency"))
+    assert value == pytest.approx(4.5195e-3, rel=1e-4)
+
+
+@pytest.mark.benchmark(group="F_inf custom beta n=1e4, mean estimation")
+def test_bench_F_inf_custom_beta_time_domain(benchmark):
+    problem = dpt.MeanEstimation(0.05)
+    exact = benchmark(lambda: dpt.F_inf(LONG_BETA, problem, rho=1.0))
+    assert exact == pytest.approx(dpt.F_inf(LONG_BETA, problem, rho=1.0, method="frequency"), rel=1e-8)
+
+
+@pytest.mark.benchmark(group="F_inf custom beta n=1e4, linear regression d=128")
+def test_bench_F_inf_custom_beta_linear_regression(benchmark):
+    problem = dpt.LinearRegression(0.02, HARMONIC_128)
+    exact = benchmark(lambda: dpt.F_inf(LONG_BETA, problem, rho=1.0))
+    assert exact == pytest.approx(dpt.F_inf(LONG_BETA, problem, rho=1.0, method="frequency"), rel=1e-8)
+
+
+@pytest.mark.benchmark(group="sensitivity gamma_T, beta of length 1e4, T=2e4")
+def test_bench_sensitivity_newton_fft(benchmark):
+    corr = dpt.toeplitz(LONG_BETA)
+    benchmark(lambda: dpt.spectral.series_inverse(LONG_BETA, 20000))
+    assert np.isfinite(corr.sensitivity(20000))
+
+
+@pytest.mark.benchmark(group="sensitivity gamma_T, beta of length 1e4, T=2e4")
+def test_bench_sensitivity_recurrence_baseline(benchmark):
+    impulse = np.zeros(20000)
+    impulse[0] = 1.0
+    c = benchmark(lambda: lfilter([1.0], LONG_BETA, impulse))
+    np.testing.assert_allclose(c, dpt.spectral.series_inverse(LONG_BETA, 20000), atol=1e-13)
+
+
+@pytest.mark.benchmark(group="sensitivity gamma_T at T=1e6")
+@pytest.mark.parametrize("beta", [dpt.toeplitz(LONG_BETA), dpt.nu_ftrl(1e-3), dpt.toeplitz([1.0, -0.6, 0.1])], ids=repr)
+def test_bench_sensitivity_T_1e6(benchmark, beta):
+    gamma = benchmark(lambda: beta.sensitivity(10**6))
+    assert gamma <= beta.limiting_sensitivity() * (1 + 1e-12)
+
+
+@pytest.mark.benchmark(group="sensitivity gamma_T at T=1e6")
+def test_bench_random_numbers_baseline(benchmark):
+    """Raw throughput reference: drawing 10⁶ standard normals with the same machine's NumPy."""
+    rng = np.random.default_rng(0)
+    benchmark(lambda: rng.standard_normal(10**6))
