@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PYTEST  = $(PYTHON) -m pytest
 
-.PHONY: install test test-all bench
+.PHONY: install test test-all bench verify verify-quick
 
 install:  ## install dptheory with its test dependencies (editable)
 	$(PYTHON) -m pip install -q -e ".[test]"
@@ -16,3 +16,9 @@ test-all: ## every test, slow ones included
 bench:    ## pytest-benchmark timings of the hot paths
 	$(PYTEST) -q tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
 
+
+verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (~1 min)
+	$(PYTHON) -m verify --quick
+
+verify:   install ## full verification: every figure and claim under figures/
+	$(PYTHON) -m verify

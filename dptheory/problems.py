@@ -21,7 +21,7 @@ __all__ = ["MeanEstimation", "LinearRegression"]
 class MeanEstimation:
     r"""One-dimensional mean estimation, ``F(θ) = ½ E(θ − z)²`` (seed 004, eq. 6; §2.1, App. B).
 
-    ``g_t = θ_t − z_t``, so ``δ_t = θ_t − E z`` follows ``δ_{t+1} = (1 − η)δ_t + η(E z − z_t) − η w̃_t``
+    ``g_t = θ_t − z_t``, so ``δ_t = θ_t − E z`` follows ``δ_{t+1} = (1 − η)δ_t + η(z_t − E z) − η w̃_t``
     (App. B eq. 14) and ``F − F⋆ = ½δ²``. ``|z| ≤ 1`` means gradients are never clipped at ``G ≥ 1``.
 
     Parameters

@@ -1,0 +1,1 @@
+"""Verification scripts: one module per figure or group of claims; ``python -m verify`` runs them all."""

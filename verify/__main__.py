@@ -1,0 +1,42 @@
+"""``python -m verify [--quick] [--out figures]``: regenerate every figure and ``claims.json``/``REPORT.md``.
+
+Each script module exposes ``run(out_dir, quick) -> list[Claim]``. Exit status 1 if any claim fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from dptheory.claims import write_report  # noqa: E402
+
+from . import analytic_core, figure1  # noqa: E402
+
+SCRIPTS = (figure1, analytic_core)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes (the CI-sized variant)")
+    parser.add_argument("--out", type=Path, default=Path("figures"), help="output folder (default: figures/)")
+    args = parser.parse_args(argv)
+    claims = []
+    for script in SCRIPTS:
+        start = time.perf_counter()
+        new = script.run(args.out, quick=args.quick)
+        claims += new
+        failed = [c.id for c in new if not c.passed]
+        print(f"{script.__name__}: {len(new)} claims, {len(failed)} failed {failed or ''} ({time.perf_counter() - start:.1f} s)")
+    write_report(claims, args.out)
+    print(f"{sum(c.passed for c in claims)}/{len(claims)} claims pass; report in {args.out / 'REPORT.md'}")
+    return 0 if all(c.passed for c in claims) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
