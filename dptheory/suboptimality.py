@@ -44,13 +44,13 @@ def _check_privacy(rho, G) -> tuple[float, float]:
     return rho, G
 
 
-def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, method: str):
-    r"""``(γ∞², n_j)``: per eigen-direction stationary DP variance ``η² G²γ∞²/(2ρ) · E_{1−ηλ_j}(β)``."""
+def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, method: str) -> np.ndarray | None:
+    r"""Per eigen-direction stationary DP variance ``n_j = η² G²γ∞²/(2ρ) · E_{1−ηλ_j}(β)``; ``None`` if γ∞ = ∞."""
     gamma_sq = beta.limiting_sensitivity(method=method) ** 2
     if not math.isfinite(gamma_sq):
-        return math.inf, None
+        return None
     energy = beta.filtered_energy(1.0 - problem.eta * problem.eigs, method=method)
-    return gamma_sq, problem.eta**2 * G**2 * gamma_sq / (2.0 * rho) * energy
+    return problem.eta**2 * G**2 * gamma_sq / (2.0 * rho) * energy
 
 
 def F_inf(
@@ -107,7 +107,7 @@ def F_inf(
 def _mean_estimation(beta, problem: MeanEstimation, rho, G, variant, method) -> float:
     r"""App. B eq. (18): ``lim E δ² = η²σ² E_{1−η}(β) + ησ_sgd²/(2 − η)``; ``F∞ = ½ lim E δ²``."""
     eta = problem.eta
-    _, n = _dp_variances(beta, problem, rho, G, method)
+    n = _dp_variances(beta, problem, rho, G, method)
     if n is None:
         return math.inf
     second_moment = float(n[0]) + eta * problem.sigma_sgd**2 / (2.0 - eta)
@@ -126,7 +126,7 @@ def _linear_regression(beta, problem: LinearRegression, rho, G, kind, method) ->
             f"eta must lie in (0, {problem.eta_max_gaussian:.6g}) for the stationary second moment to exist "
             f"with Gaussian inputs (eta*lambda_max < 1 and sum_j eta*lambda_j/(2(1-eta*lambda_j)) < 1), got {eta:g}"
         )
-    _, n = _dp_variances(beta, problem, rho, G, method)
+    n = _dp_variances(beta, problem, rho, G, method)
     if n is None:
         return math.inf
     dp_lti = 0.5 * float(np.sum(lam * n))  # = η²G²γ²/(8πρ) ∫|B|²h dω  (eq. 20–21)
