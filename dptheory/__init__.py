@@ -10,6 +10,7 @@ from .accounting import *  # noqa: F401,F403
 from .correlations import *  # noqa: F401,F403
 from .problems import *  # noqa: F401,F403
 from .suboptimality import *  # noqa: F401,F403
-from . import accounting, correlations, problems, rates, spectral, special, suboptimality  # noqa: F401
+from .simulation import *  # noqa: F401,F403
+from . import accounting, backend, claims, correlations, problems, rates, simulation, spectral, special, streaming, suboptimality  # noqa: F401
 
 __version__ = "0.1.0"
