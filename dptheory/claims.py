@@ -20,7 +20,15 @@ __all__ = ["Claim", "atomic_write", "save_figure", "write_report"]
 
 @dataclass(frozen=True)
 class Claim:
-    """``|measured − predicted| ≤ rtol·|predicted|`` (deterministic routes) or ``predicted ∈ interval``."""
+    """One prediction against one measurement. Exactly one criterion:
+
+    * ``rtol``: ``|measured − predicted| ≤ rtol·|predicted|`` (two deterministic routes);
+    * ``interval``: ``predicted ∈ interval`` (a statistical measurement's confidence interval);
+    * ``bounds``: ``measured ∈ bounds`` (a theorem's lower and upper bound).
+
+    ``informational`` claims (e.g. a paper's empirical slope from unstated settings) are reported but do
+    not fail ``make verify``.
+    """
 
     id: str
     paper: str
@@ -30,19 +38,30 @@ class Claim:
     measured: float
     rtol: float | None = None
     interval: tuple[float, float] | None = None
+    bounds: tuple[float, float] | None = None
     tolerance_why: str = ""
+    informational: bool = False
     passed: bool = field(init=False)
 
     def __post_init__(self):
-        if (self.rtol is None) == (self.interval is None):
-            raise ValueError("a claim needs exactly one of rtol (deterministic) or interval (statistical)")
+        if sum(x is not None for x in (self.rtol, self.interval, self.bounds)) != 1:
+            raise ValueError("a claim needs exactly one of rtol, interval or bounds")
         if self.interval is not None:
             ok = self.interval[0] <= self.predicted <= self.interval[1]
+        elif self.bounds is not None:
+            ok = self.bounds[0] <= self.measured <= self.bounds[1]
         elif math.isinf(self.predicted) or math.isinf(self.measured):
             ok = self.predicted == self.measured
         else:
             ok = abs(self.measured - self.predicted) <= self.rtol * abs(self.predicted)
         object.__setattr__(self, "passed", bool(ok))
+
+    @property
+    def tolerance(self) -> str:
+        if self.rtol is not None:
+            return f"rel {self.rtol:g}"
+        lo, hi = self.interval if self.interval is not None else self.bounds
+        return f"{'CI' if self.interval is not None else 'bounds'} [{_fmt(lo)}, {_fmt(hi)}]"
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -82,19 +101,24 @@ def write_report(claims: list[Claim], directory: Path) -> None:
     """``claims.json`` (one entry per claim) and ``REPORT.md`` (a table, failures first)."""
     directory = Path(directory)
     atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
-    passed = sum(c.passed for c in claims)
+    checks = [c for c in claims if not c.informational]
+    info = [c for c in claims if c.informational]
     lines = [
         "# Verification report",
         "",
-        f"{passed} of {len(claims)} claims pass. Regenerate with `make verify` (or `make verify-quick`).",
+        f"{sum(c.passed for c in checks)} of {len(checks)} claims pass"
+        + (f"; {len(info)} informational comparisons below them." if info else ".")
+        + " Regenerate with `make verify` (or `make verify-quick`).",
         "",
-        "| pass | id | paper | where | claim | predicted | measured | tolerance |",
-        "|---|---|---|---|---|---|---|---|",
     ]
-    for c in sorted(claims, key=lambda c: (c.passed, c.id)):
-        tol = f"rel {c.rtol:g}" if c.rtol is not None else f"[{_fmt(c.interval[0])}, {_fmt(c.interval[1])}]"
-        lines.append(
-            f"| {'✓' if c.passed else '✗'} | {c.id} | {c.paper} | {c.where} | {c.statement} | "
-            f"{_fmt(c.predicted)} | {_fmt(c.measured)} | {tol}: {c.tolerance_why} |"
-        )
-    atomic_write(directory / "REPORT.md", "\n".join(lines) + "\n")
+    for title, group in (("Claims", checks), ("Informational comparisons", info)):
+        if not group:
+            continue
+        lines += [f"## {title}", "", "| pass | id | paper | where | claim | predicted | measured | tolerance |", "|---|---|---|---|---|---|---|---|"]
+        for c in sorted(group, key=lambda c: (c.passed, c.id)):
+            lines.append(
+                f"| {'✓' if c.passed else '✗'} | {c.id} | {c.paper} | {c.where} | {c.statement} | "
+                f"{_fmt(c.predicted)} | {_fmt(c.measured)} | {c.tolerance}: {c.tolerance_why} |"
+            )
+        lines.append("")
+    atomic_write(directory / "REPORT.md", "\n".join(lines))

@@ -32,7 +32,7 @@ class StreamingToeplitzNoise:
     max_columns : columns transformed at once by the FFT route, bounding its working memory.
     """
 
-    def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 4096):
+    def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 512):
         self.xp = array_namespace(like)
         self.taps_host = np.asarray(taps, dtype=float)
         self.n = self.taps_host.size
