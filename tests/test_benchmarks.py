@@ -73,3 +73,39 @@ def test_bench_random_numbers_baseline(benchmark):
     """Raw throughput reference: drawing 10⁶ standard normals with the same machine's NumPy."""
     rng = np.random.default_rng(0)
     benchmark(lambda: rng.standard_normal(10**6))
+
+
+def _raw_draws(seeds, d, steps, block):
+    """Draw exactly the Gaussians the linear-regression simulator draws, in the same block shapes."""
+    rng = np.random.default_rng(0)
+    t = 0
+    while t < steps:
+        k = min(block, steps - t)
+        rng.standard_normal(size=(k, seeds, d))  # DP noise w
+        rng.standard_normal(size=(k, seeds, d))  # inputs x
+        rng.standard_normal(size=(k, seeds))  # residuals ξ
+        t += k
+
+
+@pytest.mark.benchmark(group="simulator throughput, linear regression d=128")
+@pytest.mark.parametrize("beta", [dpt.dpsgd(), dpt.toeplitz([1.0, -0.6, 0.1]), dpt.nu_ftrl(0.02 / 128)], ids=repr)
+def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta):
+    """seed·step·dimension per second of `simulate`, as a ratio to drawing its Gaussians alone (same run)."""
+    import time
+
+    problem = dpt.LinearRegression(0.02, HARMONIC_128)
+    seeds, steps = 64, 4096
+    sim = benchmark.pedantic(
+        lambda: dpt.simulate(beta, problem, rho=1.0, seeds=seeds, steps=steps, burn_in=0, block=1024, taps=4096),
+        rounds=3, iterations=1,
+    )
+    raw = []
+    for _ in range(3):
+        start = time.perf_counter()
+        _raw_draws(seeds, 128, steps, 1024)
+        raw.append(time.perf_counter() - start)
+    sim_time = benchmark.stats.stats.min
+    benchmark.extra_info["elements_per_s"] = seeds * steps * 128 / sim_time
+    benchmark.extra_info["ratio_to_raw_rng"] = min(raw) / sim_time
+    print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {min(raw) / sim_time:.2f}")
+    assert np.isfinite(sim.mean)

@@ -1,6 +1,7 @@
 """``python -m verify [--quick] [--out figures]``: regenerate every figure and ``claims.json``/``REPORT.md``.
 
-Each script module exposes ``run(out_dir, quick) -> list[Claim]``. Exit status 1 if any claim fails.
+Each script module exposes ``run(out_dir, quick, executor) -> list[Claim]``. Exit status 1 if any claim
+fails. ``main(argv, executor=...)`` takes any ``concurrent.futures.Executor`` (default: local processes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import analytic_core, figure1, figure2  # noqa: E402
 SCRIPTS = (figure1, figure2, analytic_core)
 
 
-def main(argv=None) -> int:
+def main(argv=None, executor=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes (the CI-sized variant)")
     parser.add_argument("--out", type=Path, default=Path("figures"), help="output folder (default: figures/)")
@@ -29,7 +30,7 @@ def main(argv=None) -> int:
     claims = []
     for script in SCRIPTS:
         start = time.perf_counter()
-        new = script.run(args.out, quick=args.quick)
+        new = script.run(args.out, quick=args.quick, executor=executor)
         claims += new
         failed = [c.id for c in new if not (c.passed or c.informational)]
         info = sum(c.informational for c in new)

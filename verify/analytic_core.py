@@ -23,7 +23,7 @@ def _quad_pole(a: float, b: float) -> float:
     return 2 * integrate.quad(f, 0, math.pi, points=[min(a, b)], limit=1000, epsabs=0, epsrel=1e-13)[0]
 
 
-def run(out_dir, quick: bool = False) -> list[Claim]:
+def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     claims = []
     for nu in (0.1, 1e-3) if quick else (0.5, 0.1, 0.01, 1e-3, 1e-5):
         beta = dpt.nu_ftrl(nu)

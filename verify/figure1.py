@@ -25,7 +25,7 @@ def _generic_ratio(eta: float) -> float:
     return dpt.F_inf(dpt.mean_estimation_optimal(eta), p, rho=1.0, method="time") / dpt.F_inf(dpt.dpsgd(), p, rho=1.0)
 
 
-def run(out_dir, quick: bool = False) -> list[Claim]:
+def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     etas_curve = np.geomspace(1e-3, 1.999, 400)
     etas_points = [1e-3, 1e-2, 0.05, 0.1, 0.3, 0.5, 0.9, 1.0, 1.5, 1.99] if not quick else [1e-2, 0.1, 1.0, 1.5]
     ratio_closed = dpt.mean_estimation_ratio(etas_curve)
@@ -40,7 +40,7 @@ def run(out_dir, quick: bool = False) -> list[Claim]:
 
     sim_etas = [0.01, 0.1, 0.5, 1.5] if quick else [0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0, 1.5, 1.9]
     sims = run_all([Task(b(e), dpt.MeanEstimation(e), dict(rho=1.0, seeds=256, seed=11))
-                    for e in sim_etas for b in (dpt.mean_estimation_optimal, lambda _: dpt.dpsgd())], desc="figure 1")
+                    for e in sim_etas for b in (dpt.mean_estimation_optimal, lambda _: dpt.dpsgd())], desc="figure 1", executor=executor)
     sim_opt, sim_sgd = sims[0::2], sims[1::2]
     sim_ratio = np.array([a.mean / b.mean for a, b in zip(sim_opt, sim_sgd)])
     rel_se = np.array([np.hypot(a.stderr / a.mean, b.stderr / b.mean) for a, b in zip(sim_opt, sim_sgd)])

@@ -42,7 +42,7 @@ def _mechanisms(problem):
     return {"Noisy-SGD": dpt.dpsgd(), "nu-Noisy-FTRL": dpt.nu_ftrl(problem.eta * problem.mu)}
 
 
-def run(out_dir, quick: bool = False) -> list[Claim]:
+def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     sweeps = _sweeps(quick)
     sim_kwargs = dict(rho=1.0, G=1.0, seeds=16 if quick else 32, seed=2024, **({"taps": 4096} if quick else {}))
     tasks, index = [], []
@@ -51,7 +51,7 @@ def run(out_dir, quick: bool = False) -> list[Claim]:
             for name, beta in _mechanisms(problem).items():
                 index.append((panel, i, name))
                 tasks.append(Task(beta, problem, sim_kwargs))
-    results = dict(zip(index, run_all(tasks, desc="figure 2")))
+    results = dict(zip(index, run_all(tasks, desc="figure 2", executor=executor)))
 
     claims: list[Claim] = []
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
