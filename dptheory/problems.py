@@ -14,7 +14,7 @@ from scipy import optimize
 
 from ._validation import check_in_interval, check_positive_array
 
-__all__ = ["MeanEstimation", "LinearRegression"]
+__all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,43 @@ class LinearRegression:
         the root of ``c(η) = 1`` on ``(0, 1/λ_max)``."""
         hi = 1.0 / self.L
         return float(optimize.brentq(lambda e: self.coupling(e) - 1.0, 0.0, hi * (1 - 1e-15), xtol=1e-15, rtol=1e-14))
+
+
+@dataclass(frozen=True)
+class StronglyConvex:
+    r"""A ``μ``-strongly convex, ``L``-smooth objective in ``d`` dimensions (seed 004, §3, Thm 3.1, App. E).
+
+    The stochastic gradients satisfy ``‖∇f(θ; z) − ∇F(θ)‖ ≤ σ_sgd`` almost surely. Only ``(η, μ, L, σ_sgd, d)``
+    enter the frequency-domain bound of Thm 3.1 (:func:`dptheory.F_inf_bound`).
+
+    Parameters
+    ----------
+    eta : learning rate, ``0 < η < 2/L`` (gradient descent on the curvature-``L`` quadratic must be stable).
+    mu, L : ``0 < μ ≤ L``.
+    sigma_sgd : bound on the gradient noise (``≥ 0``).
+    d : dimension (positive integer).
+    """
+
+    eta: float
+    mu: float
+    L: float
+    sigma_sgd: float = 0.0
+    d: int = 1
+
+    def __post_init__(self):
+        mu = check_in_interval("mu", self.mu, 0.0)
+        L = check_in_interval("L", self.L, mu, lo_closed=True, why="L >= mu")
+        object.__setattr__(self, "mu", mu)
+        object.__setattr__(self, "L", L)
+        object.__setattr__(
+            self, "eta", check_in_interval("eta", self.eta, 0.0, 2.0 / L, why=f"eta*L < 2 for a stable recursion, L={L:g}")
+        )
+        object.__setattr__(self, "sigma_sgd", check_in_interval("sigma_sgd", self.sigma_sgd, 0.0, lo_closed=True))
+        if isinstance(self.d, bool) or not float(self.d).is_integer() or int(self.d) < 1:
+            raise ValueError(f"d must be a positive integer (valid range [1, inf)), got {self.d!r}")
+        object.__setattr__(self, "d", int(self.d))
+
+    @property
+    def kappa(self) -> float:
+        """Condition number ``κ = L/μ``."""
+        return self.L / self.mu

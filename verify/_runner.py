@@ -94,6 +94,17 @@ def run_all(tasks: list[Task], *, executor: cf.Executor | None = None, desc: str
     return [_load(entries[k]) for k in keys]
 
 
+def family_quantile(n_claims: int, dof: int, alpha: float = 0.05) -> float:
+    """Student-t quantile for ``n_claims`` two-sided interval claims at family-wise error ``alpha`` (Bonferroni).
+
+    A sweep of m independent "theory inside the interval" checks at a fixed 3 SE fails somewhere with
+    probability ~m·0.5%; this keeps the chance that a correct simulator fails any of them below ``alpha``.
+    """
+    from scipy import stats
+
+    return float(stats.t.ppf(1 - alpha / (2 * n_claims), dof))
+
+
 def _slope_weights(x) -> np.ndarray:
     """Coefficients c with OLS slope of (log x, log y) = Σ_i c_i log y_i."""
     lx = np.log(np.asarray(x, float))
