@@ -11,6 +11,7 @@ from .correlations import *  # noqa: F401,F403
 from .problems import *  # noqa: F401,F403
 from .suboptimality import *  # noqa: F401,F403
 from .simulation import *  # noqa: F401,F403
-from . import accounting, backend, claims, correlations, problems, rates, simulation, spectral, special, streaming, suboptimality  # noqa: F401
+from .iqc import *  # noqa: F401,F403
+from . import accounting, backend, claims, correlations, iqc, problems, rates, simulation, spectral, special, streaming, suboptimality  # noqa: F401
 
 __version__ = "0.1.0"

@@ -39,12 +39,21 @@ from ._validation import check_in_interval
 from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
 from .problems import StronglyConvex
 
-__all__ = ["BoundResult", "F_inf_bound", "frequency_grid", "DEFAULT_GRID", "DEFAULT_TAU_MAX"]
+__all__ = [
+    "BoundResult",
+    "F_inf_bound",
+    "OptimizedCorrelation",
+    "optimize_correlation",
+    "minimum_phase_factor",
+    "frequency_grid",
+    "DEFAULT_GRID",
+    "DEFAULT_TAU_MAX",
+]
 
 DEFAULT_GRID = 600  #: grid points on [0, π]; see docs/socp_convergence.md
 DEFAULT_TAU_MAX = 20  #: multiplier truncation τ_max (K); see docs/socp_convergence.md
 _VARIANTS = ("corrected", "paper")
-_LAMBDA_CAP = 1e4
+_LAMBDA_CAP = 1e4  # λ_0 ≤ cap·(c = 2μL units); λ_0 ~ 1/(1 − μ/L) near μ = L, O(1)–O(10) for κ ≥ 1.1
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,8 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
         raise RuntimeError(f"the SOCP solver failed: {exc}") from exc
     stats = dict(status=prob.status, solver="CLARABEL", solve_time=time.perf_counter() - start,
                  iterations=prob.solver_stats.num_iters if prob.solver_stats else None)
+    if prob.status == cp.OPTIMAL:
+        stats["multiplier_cap_active"] = bool(lam0.value >= 0.999 * lambda_cap)
     if prob.status != cp.OPTIMAL:
         raise RuntimeError(
             f"the SOCP of Thm 3.1 was not solved to optimality: solver status {prob.status!r} "
@@ -157,11 +168,102 @@ def F_inf_bound(
     if not math.isfinite(gamma_sq):
         return BoundResult(math.inf, omega, np.full(n_grid, np.nan), {}, dict(status="not solved: gamma_inf = inf",
                            solver=None, solve_time=0.0, iterations=None), settings)
-    spectrum = corr.spectrum(omega)
     d, s2 = problem.d, problem.sigma_sgd**2
-    if variant == "corrected":
-        weight, factor = d * G**2 * gamma_sq * spectrum / (2 * rho) + s2, problem.L / 2
-    else:
-        weight, factor = G**2 * gamma_sq * spectrum / rho + s2, problem.L * d
-    value, psi, lam, stats = _solve_psi(weight, omega, q, problem, tau_max)
+    dp, factor = (d * G**2 * gamma_sq / (2 * rho), problem.L / 2) if variant == "corrected" else (G**2 * gamma_sq / rho, problem.L * d)
+    if problem.mu == problem.L:
+        return _quadratic_limit(corr, problem, dp, factor, omega, settings)
+    value, psi, lam, stats = _solve_psi(dp * corr.spectrum(omega) + s2, omega, q, problem, tau_max)
     return BoundResult(factor * value, omega, psi, lam, stats, settings)
+
+
+def _quadratic_limit(corr, problem: StronglyConvex, dp: float, factor: float, omega, settings) -> BoundResult:
+    r"""``μ = L``: the program's infimum is approached as ``λ_0/c → ∞`` and not attained (the 2×2 blocks become
+    singular at every ω), so no solver reports ``optimal``. Its limit is ``ψ/c = η²/|1 − ηL − e^{iω}|²``, the
+    exact transfer function of the quadratic, which makes the bound the exact quadratic ``F∞`` (Thm F.2):
+    ``factor·η²(dp·E_q(β) + σ_sgd²/(1 − q²))``, ``q = 1 − ηL``, with the pole integral of the analytic core."""
+    eta, q = problem.eta, 1.0 - problem.eta * problem.L
+    value = eta**2 * (dp * corr.filtered_energy(q) + problem.sigma_sgd**2 / (1.0 - q**2))
+    psi = eta**2 / np.abs(1.0 - eta * problem.L - np.exp(1j * omega)) ** 2
+    stats = dict(status="closed form (mu = L: the limit of the program)", solver=None, solve_time=0.0, iterations=None)
+    return BoundResult(factor * value, omega, psi, {0: math.inf}, stats, settings)
+
+
+@dataclass(frozen=True)
+class OptimizedCorrelation:
+    """Result of :func:`optimize_correlation`: the causal ``β`` and the history of the alternating minimisation."""
+
+    beta: object
+    history: list = field(repr=False)
+    abs2: np.ndarray = field(repr=False)
+    omega: np.ndarray = field(repr=False)
+    psi: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        return f"OptimizedCorrelation(J={self.history[-1]:.6g}, iterations={len(self.history) - 1}, taps={self.beta.beta.size})"
+
+
+def minimum_phase_factor(abs2, n_fft: int = 1 << 15, taps: int | None = None, tol: float = 1e-12):
+    r"""Causal, minimum-phase ``β`` with ``|B(ω)|² = abs2(ω)`` (``abs2`` a callable on ``[0, π]``, even in ω).
+
+    Real-cepstrum method: ``log|B| = ½ log abs2`` on a uniform grid of ``n_fft`` points; fold the cepstrum onto
+    ``t ≥ 0`` (double ``1 ≤ t < n/2``); exponentiate its FFT. ``β`` is normalised to ``β_0 = 1`` (``F∞`` and the
+    bound are scale-free) and cut where the remaining energy is below ``tol``.
+    """
+    from .correlations import FiniteToeplitz
+
+    w = 2 * math.pi * np.arange(n_fft) / n_fft
+    log_mag = 0.5 * np.log(abs2(np.minimum(w, 2 * math.pi - w)))
+    cep = np.fft.ifft(log_mag).real
+    fold = np.zeros(n_fft)
+    fold[0] = cep[0]
+    fold[1 : n_fft // 2] = 2 * cep[1 : n_fft // 2]
+    fold[n_fft // 2] = cep[n_fft // 2]
+    beta = np.fft.ifft(np.exp(np.fft.fft(fold))).real[: n_fft // 2]
+    beta = beta / beta[0]
+    if taps is None:
+        tail = np.cumsum((beta**2)[::-1])[::-1]
+        taps = int(np.argmax(tail <= tol * tail[0])) or beta.size
+    return FiniteToeplitz(beta[:taps], name=f"optimized[{taps} taps]")
+
+
+def optimize_correlation(
+    problem: StronglyConvex,
+    *,
+    start: BetaLike | None = None,
+    n_grid: int = DEFAULT_GRID,
+    tau_max: int = DEFAULT_TAU_MAX,
+    max_iter: int = 20,
+    rtol: float = 1e-4,
+) -> OptimizedCorrelation:
+    r"""Alternating minimisation of ``J(B, ψ) = γ∞(B)²·(1/2π)∫|B|²ψ`` (the "Optimized" DP-FTRL of Fig. 3).
+
+    ψ-step: the SOCP of Thm 3.1 for fixed ``|B|²``. B-step: Cauchy–Schwarz, ``|B|² ∝ ψ^{-1/2}``, which gives
+    ``J = ((1/2π)∫√ψ)²`` (digest 004 §5.3). Starts from ν-DP-FTRL with ``ν = ημ`` unless ``start`` is given; stops
+    when ``J`` decreases by less than ``rtol`` relative; raises if ``J`` increases by more than the solver's
+    tolerance (1e-5 relative). ``σ_sgd`` does not depend on ``B`` and is ignored here. Returns the minimum-phase
+    spectral factor of the final ``|B|²`` as a causal Toeplitz ``β`` usable everywhere in the toolkit.
+    """
+    from .correlations import nu_ftrl
+
+    if problem.mu == problem.L:
+        raise ValueError("mu must be < L for the alternating minimisation (at mu = L the optimum is beta* of Thm 2.1)")
+    omega, q = frequency_grid(n_grid)
+    corr = as_correlation(start) if start is not None else nu_ftrl(min(problem.eta * problem.mu, 0.999))
+    abs2 = corr.spectrum(omega)
+    history = []
+    psi = None
+    for _ in range(max_iter):
+        gamma_sq = float(np.sum(q / abs2))  # γ∞² = (1/2π)∫|B|^{-2} on the same grid
+        value, psi, _, _ = _solve_psi(gamma_sq * abs2, omega, q, problem, tau_max)
+        J = value
+        if history and J > history[-1] * (1 + 1e-5):
+            raise RuntimeError(f"alternating minimisation is not monotone: J rose from {history[-1]:.8g} to {J:.8g}")
+        history.append(J)
+        if len(history) > 1 and history[-2] - J <= rtol * J:
+            break
+        abs2 = 1.0 / np.sqrt(psi)
+        abs2 = abs2 / abs2[0]
+    abs2_final = abs2
+    interp = lambda w: np.exp(np.interp(w, omega, np.log(abs2_final)))
+    beta = minimum_phase_factor(interp)
+    return OptimizedCorrelation(beta, history, abs2_final, omega, psi)

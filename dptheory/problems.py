@@ -14,7 +14,9 @@ from scipy import optimize
 
 from ._validation import check_in_interval, check_positive_array
 
-__all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex"]
+__all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"]
+
+LOSSES = ("quadratic", "piecewise_quadratic", "logistic")
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,16 @@ class StronglyConvex:
     ----------
     eta : learning rate, ``0 < η < 2/L`` (gradient descent on the curvature-``L`` quadratic must be stable).
     mu, L : ``0 < μ ≤ L``.
-    sigma_sgd : bound on the gradient noise (``≥ 0``).
+    sigma_sgd : bound on the gradient noise (``≥ 0``); simulations draw ``ε_t`` uniform on the sphere of
+        radius ``σ_sgd`` (mean zero, ``‖ε‖ = σ_sgd``).
     d : dimension (positive integer).
+    loss : the objective a simulation runs on (the bound does not depend on it), coordinate-wise with
+        minimiser ``θ⋆ = 0`` and ``F⋆ = 0``:
+
+        * ``"quadratic"``: ``F = (μ/2)‖θ‖²``;
+        * ``"piecewise_quadratic"``: ``F = Σ_i μθ_i²/2 + (L − μ) max(θ_i, 0)²/2`` (curvature μ or L);
+        * ``"logistic"``: ``F = Σ_i μθ_i²/2 + 4(L − μ)(log(1 + e^{θ_i}) − θ_i/2 − log 2)`` (ℓ2-regularised
+          logistic-type; curvature ``μ + (L − μ)·4σ(θ)(1 − σ(θ)) ∈ (μ, L]``).
     """
 
     eta: float
@@ -156,6 +166,7 @@ class StronglyConvex:
     L: float
     sigma_sgd: float = 0.0
     d: int = 1
+    loss: str = "piecewise_quadratic"
 
     def __post_init__(self):
         mu = check_in_interval("mu", self.mu, 0.0)
@@ -169,6 +180,13 @@ class StronglyConvex:
         if isinstance(self.d, bool) or not float(self.d).is_integer() or int(self.d) < 1:
             raise ValueError(f"d must be a positive integer (valid range [1, inf)), got {self.d!r}")
         object.__setattr__(self, "d", int(self.d))
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+
+    @property
+    def eigs(self) -> np.ndarray:
+        """Curvature bounds ``(μ, L)``: the slowest mode of the linearised dynamics is ``1/(ημ)``."""
+        return np.array([self.mu, self.L])
 
     @property
     def kappa(self) -> float:

@@ -25,7 +25,7 @@ from scipy import stats
 from ._validation import check_in_interval
 from .backend import get_backend
 from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation
-from .problems import LinearRegression, MeanEstimation
+from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .streaming import StreamingToeplitzNoise
 
 __all__ = ["SimulationResult", "simulate", "default_taps"]
@@ -69,6 +69,29 @@ def _mixing_time(problem) -> float:
     return 1.0 / (problem.eta * float(np.min(problem.eigs)))
 
 
+def _convex_gradient(problem: StronglyConvex, theta, xp):
+    """``∇F(θ)`` of the losses of :class:`~dptheory.problems.StronglyConvex` (coordinate-wise)."""
+    mu, L = problem.mu, problem.L
+    if problem.loss == "quadratic":
+        return mu * theta
+    if problem.loss == "piecewise_quadratic":
+        return mu * theta + (L - mu) * xp.maximum(theta, 0.0)
+    return mu * theta + 4.0 * (L - mu) * (1.0 / (1.0 + xp.exp(-theta)) - 0.5)
+
+
+def _convex_suboptimality(problem: StronglyConvex, theta, xp):
+    """``F(θ) − F⋆`` per chain (``F⋆ = 0`` at ``θ⋆ = 0``)."""
+    mu, L = problem.mu, problem.L
+    quad = 0.5 * mu * xp.sum(theta * theta, axis=1)
+    if problem.loss == "quadratic":
+        return quad
+    if problem.loss == "piecewise_quadratic":
+        pos = xp.maximum(theta, 0.0)
+        return quad + 0.5 * (L - mu) * xp.sum(pos * pos, axis=1)
+    softplus = xp.log1p(xp.exp(-xp.abs(theta))) + xp.maximum(theta, 0.0)
+    return quad + 4.0 * (L - mu) * xp.sum(softplus - 0.5 * theta - np.log(2.0), axis=1)
+
+
 def simulate(
     beta: BetaLike,
     problem: MeanEstimation | LinearRegression,
@@ -102,14 +125,15 @@ def simulate(
 
     Mean estimation draws ``z_t = σ_sgd·s_t`` with Rademacher ``s_t`` (``|z| ≤ 1`` for ``σ_sgd ≤ 1``,
     variance ``σ_sgd²``); linear regression draws ``x_t ~ N(0, H)`` and ``ξ_t ~ N(0, σ_sgd²)`` in ``H``'s
-    eigenbasis. Raises ``ValueError`` before running when the step size is outside the region where the
+    eigenbasis; a :class:`~dptheory.problems.StronglyConvex` problem uses ``∇F`` of its ``loss`` plus ``ε_t``
+    uniform on the sphere of radius ``σ_sgd``. Raises ``ValueError`` before running when the step size is outside the region where the
     simulated second moment is stationary, and ``FloatingPointError`` naming the step if an iterate
     becomes non-finite.
     """
     rho = check_in_interval("rho", rho, 0.0)
     G = check_in_interval("G", G, 0.0)
-    if not isinstance(problem, (MeanEstimation, LinearRegression)):
-        raise ValueError(f"problem must be MeanEstimation or LinearRegression, got {type(problem).__name__}")
+    if not isinstance(problem, (MeanEstimation, LinearRegression, StronglyConvex)):
+        raise ValueError(f"problem must be MeanEstimation, LinearRegression or StronglyConvex, got {type(problem).__name__}")
     if isinstance(problem, LinearRegression) and not problem.eta < problem.eta_max_gaussian:
         raise ValueError(
             f"eta must lie in (0, {problem.eta_max_gaussian:.6g}) for SGD on Gaussian data to have a stationary "
@@ -133,7 +157,7 @@ def simulate(
     xp = bk.xp
     rng = bk.rng(seed)
     lam = bk.asarray(problem.eigs)
-    d = int(lam.shape[0])
+    d = problem.d if isinstance(problem, StronglyConvex) else int(lam.shape[0])
     total = burn_in + steps
     if block is None:
         block = int(min(total, max(2 * n_taps, 1024), max(256, 2**25 // (seeds * d))))
@@ -143,20 +167,29 @@ def simulate(
     sqrt_lam = xp.sqrt(lam)
     eta, s_sgd, scale = problem.eta, problem.sigma_sgd, G * sigma_dp
     linreg = isinstance(problem, LinearRegression)
+    convex = isinstance(problem, StronglyConvex)
 
     t0 = 0
     while t0 < total:
         K = min(block, total - t0)
         w = noise(bk.asarray(rng.standard_normal(size=(K, seeds, d))))
-        if linreg:
+        if linreg or convex:
             z = bk.asarray(rng.standard_normal(size=(K, seeds, d)))
+        if linreg:
             xi = bk.asarray(rng.standard_normal(size=(K, seeds))) * s_sgd
+        elif convex:  # ε uniform on the sphere of radius σ_sgd
+            z = s_sgd * z / xp.sqrt(xp.sum(z * z, axis=2))[:, :, None]
         else:
             z = (xp.astype(bk.asarray(rng.random(size=(K, seeds, 1))) < 0.5, xp.float64) * 2.0 - 1.0) * s_sgd
         for k in range(K):
             if linreg:
                 x = z[k] * sqrt_lam
                 grad = x * (xp.sum(x * theta, axis=1) - xi[k])[:, None]
+                if clip:
+                    norm = xp.sqrt(xp.sum(grad * grad, axis=1))
+                    grad = grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
+            elif convex:
+                grad = _convex_gradient(problem, theta, xp) + z[k]
                 if clip:
                     norm = xp.sqrt(xp.sum(grad * grad, axis=1))
                     grad = grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
@@ -167,7 +200,7 @@ def simulate(
                 grad = data_grad + theta
             theta = theta - eta * (grad + scale * w[k])
             if t0 + k >= burn_in:
-                loss_sum = loss_sum + 0.5 * xp.sum(lam * theta * theta, axis=1)
+                loss_sum = loss_sum + (_convex_suboptimality(problem, theta, xp) if convex else 0.5 * xp.sum(lam * theta * theta, axis=1))
         if not (bool(xp.all(xp.isfinite(theta))) and bool(xp.all(xp.isfinite(loss_sum)))):
             raise FloatingPointError(
                 f"non-finite iterate or loss by step {t0 + K} (block starting at step {t0}): the values "
