@@ -40,6 +40,12 @@ def main():
         f"Chosen defaults: `n_grid = {DEFAULT_GRID}` points on [0, π] (clustered ω = πu²) and `tau_max = {DEFAULT_TAU_MAX}`.",
         "\"not optimal\": Clarabel stopped at reduced accuracy (`optimal_inaccurate`), which `F_inf_bound` refuses.",
         "",
+        "Reading (measured on this study): at `n_grid = 600` the grid error is ≤ 1.3e-3 relative (κ = 10⁴, DP-SGD,",
+        "against 2000 points) and ~1e-5 for ν-DP-FTRL. Every `tau_max` gives a valid bound — more multiplier taps",
+        "can only tighten it — so `tau_max` trades time for tightness: 20 is within 1.3% (κ = 10³) to 3% (κ = 10⁴)",
+        "of `tau_max = 80` at a fifth of the time (~0.3 s against ~1.7 s per solve). `tau_max = 0` at κ = 10⁴ is not",
+        "solved to optimality.",
+        "",
     ]
     for kappa in KAPPAS:
         problem = dpt.StronglyConvex(eta=1.0, mu=1.0 / kappa, L=1.0)

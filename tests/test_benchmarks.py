@@ -109,3 +109,19 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta):
     benchmark.extra_info["ratio_to_raw_rng"] = min(raw) / sim_time
     print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {min(raw) / sim_time:.2f}")
     assert np.isfinite(sim.mean)
+
+
+@pytest.mark.benchmark(group="Thm 3.1 bound, default grid (600 points, tau_max 20)")
+@pytest.mark.parametrize("kappa", [10, 1e3, 1e4])
+def test_bench_socp_bound(benchmark, kappa):
+    problem = dpt.StronglyConvex(eta=1.0, mu=1.0 / kappa, L=1.0)
+    res = benchmark.pedantic(lambda: dpt.F_inf_bound(dpt.nu_ftrl(problem.eta * problem.mu), problem, rho=1.0),
+                             rounds=3, iterations=1)
+    assert res.solver_stats["status"] == "optimal"
+
+
+@pytest.mark.benchmark(group="Thm 3.1 alternating minimisation (kappa 100)")
+def test_bench_alternating_minimisation(benchmark):
+    problem = dpt.StronglyConvex(eta=1.0, mu=0.01, L=1.0)
+    opt = benchmark.pedantic(lambda: dpt.optimize_correlation(problem), rounds=2, iterations=1)
+    assert opt.history[-1] == pytest.approx(116.4, rel=1e-3)

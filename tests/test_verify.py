@@ -9,7 +9,7 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     monkeypatch.setenv("DPTHEORY_CACHE", str(tmp_path / "cache"))
     assert main(["--quick", "--out", str(tmp_path)]) == 0
     cached = sorted((tmp_path / "cache").glob("*.json"))
-    assert len(cached) == 24  # figure 1: 4 η × 2; figure 2: 8 distinct problems (the base case is shared) × 2
+    assert len(cached) == 30  # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3
     stamps = [p.stat().st_mtime_ns for p in cached]
     assert main(["--quick", "--out", str(tmp_path)]) == 0  # the second run only reads the cache
     assert [p.stat().st_mtime_ns for p in cached] == stamps
@@ -18,6 +18,7 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert {"id", "paper", "where", "predicted", "measured", "passed"} <= set(claims[0])
     assert (tmp_path / "figure1_mean_estimation.png").stat().st_size > 10_000
     assert (tmp_path / "figure2_linear_regression.png").stat().st_size > 10_000
+    assert (tmp_path / "figure3_strongly_convex.png").stat().st_size > 10_000
     assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temporary file
 
 

@@ -17,9 +17,9 @@ matplotlib.use("Agg")
 
 from dptheory.claims import write_report  # noqa: E402
 
-from . import analytic_core, figure1, figure2  # noqa: E402
+from . import analytic_core, figure1, figure2, figure3  # noqa: E402
 
-SCRIPTS = (figure1, figure2, analytic_core)
+SCRIPTS = (figure1, figure2, figure3, analytic_core)
 
 
 def main(argv=None, executor=None) -> int:

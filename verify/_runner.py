@@ -50,6 +50,8 @@ class Task:
                 problem=type(p).__name__, eta=p.eta, sigma_sgd=p.sigma_sgd,
                 eigs=hashlib.sha256(np.ascontiguousarray(p.eigs).tobytes()).hexdigest(),
                 kwargs=self.kwargs,
+                # strongly convex problems: the loss, curvatures and dimension (absent keys keep older entries valid)
+                **{k: getattr(p, k) for k in ("loss", "mu", "L", "d") if hasattr(p, "loss")},
             ),
             sort_keys=True,
         )
