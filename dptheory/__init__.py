@@ -1,9 +1,10 @@
 r"""dptheory: the theory of differentially private learning as executable, verified numbers.
 
-Seed 004 (Choquette-Choo et al., *Correlated Noise Provably Beats Independent Noise*, ICLR 2024) is the
-analytic core: noise correlations and their sensitivities (:mod:`dptheory.correlations`), privacy
-calibration (:mod:`dptheory.accounting`), the asymptotic suboptimality ``F∞`` (:mod:`dptheory.suboptimality`)
-and the rate tables (:mod:`dptheory.rates`). The notation table is ``docs/notation.md``.
+Seed 004 (Choquette-Choo et al., *Correlated Noise Provably Beats Independent Noise*, ICLR 2024): noise
+correlations and their sensitivities (:mod:`dptheory.correlations`), privacy calibration
+(:mod:`dptheory.accounting`), the asymptotic suboptimality ``F∞`` (:mod:`dptheory.suboptimality`), the rate
+tables (:mod:`dptheory.rates`), the Monte-Carlo engine (:mod:`dptheory.simulation`) and the
+frequency-domain bound for strongly convex losses (:mod:`dptheory.iqc`). Notation: ``docs/notation.md``.
 """
 
 from .accounting import *  # noqa: F401,F403

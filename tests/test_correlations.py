@@ -13,7 +13,7 @@ from scipy import special as sc
 from scipy.signal import lfilter
 
 import dptheory as dpt
-from dptheory.correlations import Correlation, FiniteToeplitz
+from dptheory.correlations import Correlation
 from dptheory.spectral import is_minimum_phase, series_inverse
 
 

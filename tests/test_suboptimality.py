@@ -164,10 +164,8 @@ def _augmented_state_second_moment(beta, eigvecs, eigs, eta, sigma2_dp, sigma_sg
     if n > 1:
         Q[:d, d : 2 * d] = Q[d : 2 * d, :d] = -eta * sd * beta[0] * np.eye(d)
         Q[d : 2 * d, d : 2 * d] = np.eye(d)
-    Id = np.eye(N)
     # vec(M P Mᵀ) = (M ⊗ M) vec(P); the multiplicative term acts on the θθ block only
     op = np.kron(Mbar, Mbar)
-    sel = np.zeros((N, N))
     for i in range(d):
         for j in range(d):
             E = np.zeros((N, N))
