@@ -14,7 +14,7 @@ test-all: ## every test, slow ones included
 	$(PYTEST) -q
 
 bench:    ## pytest-benchmark timings of the hot paths
-	$(PYTEST) -q tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
+	$(PYTEST) -q -s tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
 
 
 verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (~1 min)
