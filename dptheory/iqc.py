@@ -36,7 +36,7 @@ import cvxpy as cp
 import numpy as np
 
 from ._validation import check_in_interval
-from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
+from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation, nu_ftrl
 from .problems import StronglyConvex
 
 __all__ = [
@@ -89,7 +89,11 @@ def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: StronglyConvex, tau_max: int, lambda_cap: float = _LAMBDA_CAP):
-    """min_{ψ, λ} Σ_j q_j weight_j ψ_j subject to the IQC cone at every grid point; returns (value/c, ψ, λ, stats)."""
+    """min_{ψ, λ} Σ_j q_j weight_j ψ_j subject to the IQC cone at every grid point; returns (value/c, ψ, λ, stats).
+
+    ``λ_0 ≤ lambda_cap`` (in units of ``c = 2μL``) keeps the program bounded as ``μ → L``, where the optimal
+    ``λ_0`` grows like ``1/(1 − μ/L)``; ``solver_stats["multiplier_cap_active"]`` says whether it binds.
+    """
     eta, mu, L = problem.eta, problem.mu, problem.L
     c = 2.0 * mu * L
     x, s = 1.0 - np.cos(omega), np.sin(omega)
@@ -121,13 +125,12 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
         raise RuntimeError(f"the SOCP solver failed: {exc}") from exc
     stats = dict(status=prob.status, solver="CLARABEL", solve_time=time.perf_counter() - start,
                  iterations=prob.solver_stats.num_iters if prob.solver_stats else None)
-    if prob.status == cp.OPTIMAL:
-        stats["multiplier_cap_active"] = bool(lam0.value >= 0.999 * lambda_cap)
     if prob.status != cp.OPTIMAL:
         raise RuntimeError(
             f"the SOCP of Thm 3.1 was not solved to optimality: solver status {prob.status!r} "
             f"(eta={eta:g}, mu={mu:g}, L={L:g}, grid={omega.size}, tau_max={tau_max})"
         )
+    stats["multiplier_cap_active"] = bool(lam0.value >= 0.999 * lambda_cap)
     psi = psi0 * phi.value
     lam = {0: float(lam0.value)}
     if lamk is not None:
@@ -209,8 +212,6 @@ def minimum_phase_factor(abs2, n_fft: int = 1 << 15, taps: int | None = None, to
     ``t ≥ 0`` (double ``1 ≤ t < n/2``); exponentiate its FFT. ``β`` is normalised to ``β_0 = 1`` (``F∞`` and the
     bound are scale-free) and cut where the remaining energy is below ``tol``.
     """
-    from .correlations import FiniteToeplitz
-
     w = 2 * math.pi * np.arange(n_fft) / n_fft
     log_mag = 0.5 * np.log(abs2(np.minimum(w, 2 * math.pi - w)))
     cep = np.fft.ifft(log_mag).real
@@ -242,9 +243,9 @@ def optimize_correlation(
     when ``J`` decreases by less than ``rtol`` relative; raises if ``J`` increases by more than the solver's
     tolerance (1e-5 relative). ``σ_sgd`` does not depend on ``B`` and is ignored here. Returns the minimum-phase
     spectral factor of the final ``|B|²`` as a causal Toeplitz ``β`` usable everywhere in the toolkit.
+    ``history`` holds ``J`` in the units of Thm 3.1 with ``L = G = ρ = d = 1`` (the paper-constant bound is
+    ``L·d·G²/ρ·J``; the corrected one is a quarter of it).
     """
-    from .correlations import nu_ftrl
-
     if problem.mu == problem.L:
         raise ValueError("mu must be < L for the alternating minimisation (at mu = L the optimum is beta* of Thm 2.1)")
     omega, q = frequency_grid(n_grid)
@@ -254,8 +255,7 @@ def optimize_correlation(
     psi = None
     for _ in range(max_iter):
         gamma_sq = float(np.sum(q / abs2))  # γ∞² = (1/2π)∫|B|^{-2} on the same grid
-        value, psi, _, _ = _solve_psi(gamma_sq * abs2, omega, q, problem, tau_max)
-        J = value
+        J, psi, _, _ = _solve_psi(gamma_sq * abs2, omega, q, problem, tau_max)
         if history and J > history[-1] * (1 + 1e-5):
             raise RuntimeError(f"alternating minimisation is not monotone: J rose from {history[-1]:.8g} to {J:.8g}")
         history.append(J)

@@ -69,6 +69,12 @@ def _mixing_time(problem) -> float:
     return 1.0 / (problem.eta * float(np.min(problem.eigs)))
 
 
+def _clip_rows(grad, G: float, xp):
+    """``clip(g, G) = g·min(1, G/‖g‖₂)`` per chain (Alg. 1 of seed 004)."""
+    norm = xp.sqrt(xp.sum(grad * grad, axis=1))
+    return grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
+
+
 def _convex_gradient(problem: StronglyConvex, theta, xp):
     """``∇F(θ)`` of the losses of :class:`~dptheory.problems.StronglyConvex` (coordinate-wise)."""
     mu, L = problem.mu, problem.L
@@ -94,7 +100,7 @@ def _convex_suboptimality(problem: StronglyConvex, theta, xp):
 
 def simulate(
     beta: BetaLike,
-    problem: MeanEstimation | LinearRegression,
+    problem: MeanEstimation | LinearRegression | StronglyConvex,
     *,
     rho: float,
     G: float = 1.0,
@@ -126,9 +132,9 @@ def simulate(
     Mean estimation draws ``z_t = σ_sgd·s_t`` with Rademacher ``s_t`` (``|z| ≤ 1`` for ``σ_sgd ≤ 1``,
     variance ``σ_sgd²``); linear regression draws ``x_t ~ N(0, H)`` and ``ξ_t ~ N(0, σ_sgd²)`` in ``H``'s
     eigenbasis; a :class:`~dptheory.problems.StronglyConvex` problem uses ``∇F`` of its ``loss`` plus ``ε_t``
-    uniform on the sphere of radius ``σ_sgd``. Raises ``ValueError`` before running when the step size is outside the region where the
-    simulated second moment is stationary, and ``FloatingPointError`` naming the step if an iterate
-    becomes non-finite.
+    uniform on the sphere of radius ``σ_sgd``. Raises ``ValueError`` before running when the step size is
+    outside the region where the simulated second moment is stationary, and ``FloatingPointError`` naming
+    the step if an iterate or the loss becomes non-finite.
     """
     rho = check_in_interval("rho", rho, 0.0)
     G = check_in_interval("G", G, 0.0)
@@ -185,19 +191,14 @@ def simulate(
             if linreg:
                 x = z[k] * sqrt_lam
                 grad = x * (xp.sum(x * theta, axis=1) - xi[k])[:, None]
-                if clip:
-                    norm = xp.sqrt(xp.sum(grad * grad, axis=1))
-                    grad = grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
             elif convex:
                 grad = _convex_gradient(problem, theta, xp) + z[k]
-                if clip:
-                    norm = xp.sqrt(xp.sum(grad * grad, axis=1))
-                    grad = grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
-            else:  # f(θ; z) = z²/2 − zθ, r(θ) = θ²/2 (eq. 6): ∇f = −z, ∇r = θ
-                data_grad = -z[k]
-                if clip:
-                    data_grad = xp.clip(data_grad, -G, G)
-                grad = data_grad + theta
+            else:  # f(θ; z) = z²/2 − zθ, r(θ) = θ²/2 (eq. 6): ∇f = −z, ∇r = θ (the regulariser is not clipped)
+                grad = -z[k]
+            if clip:
+                grad = _clip_rows(grad, G, xp)
+            if not (linreg or convex):
+                grad = grad + theta
             theta = theta - eta * (grad + scale * w[k])
             if t0 + k >= burn_in:
                 loss_sum = loss_sum + (_convex_suboptimality(problem, theta, xp) if convex else 0.5 * xp.sum(lam * theta * theta, axis=1))
