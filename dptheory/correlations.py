@@ -339,7 +339,7 @@ class SqrtToeplitz(ToeplitzCorrelation):
     def _energy_closed_form(self, q: np.ndarray) -> np.ndarray:
         if self.nu == 0.0:
             return np.array([_optimal_cc_pole_integral(1.0 - qi) for qi in q])
-        return np.array([sqrt_pole_integral(self.nu, 1.0 - qi) / (2.0 * math.pi) for qi in q])
+        return sqrt_pole_integral(self.nu, 1.0 - q) / (2.0 * math.pi)
 
 
 def _optimal_cc_pole_integral(b: float) -> float:
