@@ -10,7 +10,10 @@ import math
 
 import numpy as np
 
-__all__ = ["check_real", "check_in_interval", "check_positive_array"]
+__all__ = ["check_real", "check_in_interval", "check_positive_array", "check_privacy", "check_variant", "VARIANTS"]
+
+#: ``variant=`` values wherever a paper's printed form is kept beside the corrected one.
+VARIANTS = ("corrected", "paper")
 
 
 def _fmt_interval(lo: float, hi: float, lo_closed: bool, hi_closed: bool) -> str:
@@ -61,3 +64,15 @@ def check_positive_array(name: str, values) -> np.ndarray:
         bad = arr[arr <= 0][0]
         raise ValueError(f"{name} must be strictly positive (valid range (0, inf)), got an entry {bad:g}")
     return arr
+
+
+def check_privacy(rho, G) -> tuple[float, float]:
+    """``(ρ, G)`` as floats, both strictly positive, or raise naming the parameter."""
+    return check_in_interval("rho", rho, 0.0), check_in_interval("G", G, 0.0)
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` if it is one of :data:`VARIANTS`, else raise listing them."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    return variant

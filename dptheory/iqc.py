@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from ._validation import check_in_interval
+from ._validation import check_in_interval, check_privacy, check_variant
 from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation, nu_ftrl
 from .problems import StronglyConvex
 
@@ -52,7 +52,6 @@ __all__ = [
 
 DEFAULT_GRID = 600  #: grid points on [0, π]; see docs/socp_convergence.md
 DEFAULT_TAU_MAX = 20  #: multiplier truncation τ_max (K); see docs/socp_convergence.md
-_VARIANTS = ("corrected", "paper")
 _LAMBDA_CAP = 1e4  # λ_0 ≤ cap·(c = 2μL units); λ_0 ~ 1/(1 − μ/L) near μ = L, O(1)–O(10) for κ ≥ 1.1
 
 
@@ -76,6 +75,11 @@ class BoundResult:
         )
 
 
+def _quadratic_weight(eta: float, h: float, omega: np.ndarray) -> np.ndarray:
+    """``η²/|1 − ηh − e^{iω}|²``: the exact ψ/c of the quadratic with curvature ``h`` (Thm F.2)."""
+    return eta**2 / np.abs(1.0 - eta * h - np.exp(1j * omega)) ** 2
+
+
 def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Grid ``ω_j = π u_j^p`` on ``[0, π]`` and trapezoid weights ``q_j`` with ``Σ q_j f(ω_j) ≈ (1/2π)∫_{−π}^{π} f``
     for even ``f``."""
@@ -97,7 +101,7 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
     eta, mu, L = problem.eta, problem.mu, problem.L
     c = 2.0 * mu * L
     x, s = 1.0 - np.cos(omega), np.sin(omega)
-    psi0 = eta**2 / np.abs(1.0 - eta * mu - np.exp(1j * omega)) ** 2
+    psi0 = _quadratic_weight(eta, mu, omega)
     k = np.concatenate([np.arange(1, tau_max + 1), -np.arange(1, tau_max + 1)])
     Ccos, Csin = np.cos(np.outer(omega, k)), np.sin(np.outer(omega, k))
 
@@ -153,10 +157,8 @@ def F_inf_bound(
     Returns ``value = inf`` (and no program) when ``γ∞(β) = ∞``: the noise needed for privacy is unbounded.
     Raises ``RuntimeError`` carrying the solver status when Clarabel does not report ``optimal``.
     """
-    rho = check_in_interval("rho", rho, 0.0)
-    G = check_in_interval("G", G, 0.0)
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    rho, G = check_privacy(rho, G)
+    check_variant(variant)
     if not isinstance(problem, StronglyConvex):
         raise ValueError(f"problem must be StronglyConvex, got {type(problem).__name__}")
     n_grid = int(check_in_interval("n_grid", n_grid, 16, 1e6, lo_closed=True))
@@ -186,7 +188,7 @@ def _quadratic_limit(corr, problem: StronglyConvex, dp: float, factor: float, om
     ``factor·η²(dp·E_q(β) + σ_sgd²/(1 − q²))``, ``q = 1 − ηL``, with the pole integral of the analytic core."""
     eta, q = problem.eta, 1.0 - problem.eta * problem.L
     value = eta**2 * (dp * corr.filtered_energy(q) + problem.sigma_sgd**2 / (1.0 - q**2))
-    psi = eta**2 / np.abs(1.0 - eta * problem.L - np.exp(1j * omega)) ** 2
+    psi = _quadratic_weight(eta, problem.L, omega)
     stats = dict(status="closed form (mu = L: the limit of the program)", solver=None, solve_time=0.0, iterations=None)
     return BoundResult(factor * value, omega, psi, {0: math.inf}, stats, settings)
 

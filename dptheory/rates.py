@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ._validation import check_variant
+
 __all__ = [
     "eta",
     "rho",
@@ -65,7 +67,6 @@ SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in (eta, rho, d, d_eff, nu, T, 
 #: Kinds of bound: matching upper and lower (``Theta``), upper only (``O``), lower only (``Omega``).
 BOUNDS = ("Theta", "O", "Omega")
 
-_VARIANTS = ("corrected", "paper")
 
 
 def _log(x) -> sp.Expr:
@@ -266,8 +267,7 @@ def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
     printed ``log³``. The ``d_eff`` of row ``k^{-a}, a>1`` is printed as "constant"; it is encoded as the
     constant ``a/(a−1) ≥ ζ(a)`` that the row's FTRL column carries.
     """
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    check_variant(variant)
     ell = _log(d / eta)
     c_gt1 = a / (a - 1)
     rows = {

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._validation import check_in_interval
+from ._validation import check_in_interval, check_privacy
 from .backend import get_backend
 from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
@@ -136,8 +136,7 @@ def simulate(
     outside the region where the simulated second moment is stationary, and ``FloatingPointError`` naming
     the step if an iterate or the loss becomes non-finite.
     """
-    rho = check_in_interval("rho", rho, 0.0)
-    G = check_in_interval("G", G, 0.0)
+    rho, G = check_privacy(rho, G)
     if not isinstance(problem, (MeanEstimation, LinearRegression, StronglyConvex)):
         raise ValueError(f"problem must be MeanEstimation, LinearRegression or StronglyConvex, got {type(problem).__name__}")
     if isinstance(problem, LinearRegression) and not problem.eta < problem.eta_max_gaussian:

@@ -21,7 +21,7 @@ from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
 from .problems import LinearRegression, MeanEstimation
 from .spectral import periodic_mean
 from .special import ellipk_complement
-from ._validation import check_in_interval
+from ._validation import check_privacy, check_variant
 
 __all__ = [
     "F_inf",
@@ -35,13 +35,6 @@ _KINDS = {
     MeanEstimation: ("exact",),
     LinearRegression: ("exact", "lti", "lower", "upper"),
 }
-_VARIANTS = ("corrected", "paper")
-
-
-def _check_privacy(rho, G) -> tuple[float, float]:
-    rho = check_in_interval("rho", rho, 0.0)
-    G = check_in_interval("G", G, 0.0)
-    return rho, G
 
 
 def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, method: str) -> np.ndarray | None:
@@ -87,13 +80,12 @@ def F_inf(
 
     Returns ``math.inf`` when ``γ∞(β) = ∞`` (Optimal-CC, anti-PGD, non-minimum-phase ``β``; Table 2).
     """
-    rho, G = _check_privacy(rho, G)
+    rho, G = check_privacy(rho, G)
     if type(problem) not in _KINDS:
         raise ValueError(f"problem must be one of {[k.__name__ for k in _KINDS]}, got {type(problem).__name__}")
     if kind not in _KINDS[type(problem)]:
         raise ValueError(f"kind must be one of {_KINDS[type(problem)]} for {type(problem).__name__}, got {kind!r}")
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    check_variant(variant)
     if variant == "paper" and not isinstance(problem, MeanEstimation):
         raise ValueError("variant='paper' exists only for MeanEstimation (App. B drops the factor 1/2)")
     beta = as_correlation(beta)
@@ -152,9 +144,8 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     the exact LTI value ``(ησ_sgd²/2)Σ_j λ_j/(2 − ηλ_j)``; ``variant="paper"`` uses the theorem's weaker
     ``(η/4)σ_sgd² Tr H`` instead.
     """
-    rho, G = _check_privacy(rho, G)
-    if variant not in _VARIANTS:
-        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    rho, G = check_privacy(rho, G)
+    check_variant(variant)
     eta, lam, s2 = problem.eta, problem.eigs, problem.sigma_sgd**2
     q = 1.0 - eta * lam
 
@@ -172,7 +163,7 @@ def mean_estimation_dpsgd(eta: float, *, rho: float, G: float = 1.0, sigma_sgd: 
     r"""Closed form, DP-SGD on mean estimation (Thm 2.1; Lemma F.12 with ``l = 0``):
     ``lim E δ² = ηG²/(2ρ(2 − η)) + ησ_sgd²/(2 − η)``; ``F∞`` is half of it (``variant="paper"``: all of it)."""
     problem = MeanEstimation(eta, sigma_sgd)
-    rho, G = _check_privacy(rho, G)
+    rho, G = check_privacy(rho, G)
     second_moment = eta * G**2 / (2.0 * rho * (2.0 - eta)) + eta * problem.sigma_sgd**2 / (2.0 - eta)
     return second_moment if variant == "paper" else 0.5 * second_moment
 
@@ -182,7 +173,7 @@ def mean_estimation_optimum(eta: float, *, rho: float, G: float = 1.0, sigma_sgd
     ``lim E δ² = η²G²/(8π²ρ)(∫dω/|1 − η − e^{iω}|)² + ησ_sgd²/(2 − η) = 2η²G²K(|1 − η|)²/(π²ρ) + ησ_sgd²/(2 − η)``
     (modulus ``k = |1 − η|``, evaluated as ``ellipkm1(η(2 − η))``)."""
     problem = MeanEstimation(eta, sigma_sgd)
-    rho, G = _check_privacy(rho, G)
+    rho, G = check_privacy(rho, G)
     K = float(ellipk_complement(eta * (2.0 - eta)))
     second_moment = 2.0 * eta**2 * G**2 * K**2 / (math.pi**2 * rho) + eta * problem.sigma_sgd**2 / (2.0 - eta)
     return second_moment if variant == "paper" else 0.5 * second_moment
