@@ -17,9 +17,9 @@ matplotlib.use("Agg")
 
 from dptheory.claims import write_report  # noqa: E402
 
-from . import analytic_core, figure1, figure2, figure3  # noqa: E402
+from . import analytic_core, figure1, figure2, figure3, proactive_tables, proactive_tightness, proactive_utility  # noqa: E402
 
-SCRIPTS = (figure1, figure2, figure3, analytic_core)
+SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive_tightness, proactive_utility)
 
 
 def main(argv=None, executor=None) -> int:

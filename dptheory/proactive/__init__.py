@@ -1,0 +1,28 @@
+r"""Seed 001, *Proactive DP* (van Dijk et al., ICML 2024): the closed-form DP-SGD guarantee, its DP
+calculators, and its tightness against exact accountants.
+
+* :mod:`.closed_form`: eq. (6) ``σ(ε, δ)`` and its inverse, the legacy σ of Tables 3–8, ``h``, ``g``, γ of
+  eq. (55) (printed and corrected, one-step and smallest root), ``T_min``, ``s_max`` and the asymptotic pair;
+* :mod:`.theorems`: Thms 3.1, B.2, B.4 and Lemma B.3 as checks that return every condition with its value;
+* :mod:`.calculators`: the DP calculators of App. D.4 and E.1 (``python -m dptheory.proactive``);
+* :mod:`.exact`: PLD, RDP, Gaussian-DP CLT, Monte-Carlo and fixed-batch replace-one accountants, each
+  stating its sampling model and neighbouring relation; the exact minimal ``T``;
+* :mod:`.montecarlo`: δ(ε) from importance-sampled privacy losses, on the array backend;
+* :mod:`.utility`: the utility graph of §3.3 / App. D.2;
+* :mod:`.tables`: the printed Tables 6–11 with the digest's corrections.
+
+>>> import dptheory as dpt
+>>> round(dpt.proactive.sigma_from_eps(0.05, 1e-4), 3)
+19.246
+>>> r = dpt.proactive.calculator(12.10881, N=60_000, k=6, variant="paper")   # Table 10
+>>> round(r.eps, 4), round(r.gamma, 4), int(r.s_max)
+(0.1521, 5.2811, 288)
+"""
+
+from .calculators import *  # noqa: F401,F403
+from .closed_form import *  # noqa: F401,F403
+from .exact import *  # noqa: F401,F403
+from .montecarlo import *  # noqa: F401,F403
+from .theorems import *  # noqa: F401,F403
+from .utility import *  # noqa: F401,F403
+from . import calculators, closed_form, exact, montecarlo, tables, theorems, utility  # noqa: F401
