@@ -4,6 +4,8 @@ Groups pair a fast route with its baseline; read the ratio of their means. No ti
 benchmark asserts only the accuracy of what it timed.
 """
 
+import math
+
 import numpy as np
 import pytest
 from scipy.signal import lfilter
@@ -124,3 +126,24 @@ def test_bench_alternating_minimisation(benchmark):
     problem = dpt.StronglyConvex(eta=1.0, mu=0.01, L=1.0)
     opt = benchmark.pedantic(lambda: dpt.optimize_correlation(problem), rounds=2, iterations=1)
     assert opt.history[-1] == pytest.approx(116.4, rel=1e-3)
+
+
+@pytest.mark.benchmark(group="seed 001: sigma for a target (eps=0.05, delta=1e-4), N=1e4, k=5")
+def test_bench_proactive_closed_form_sigma(benchmark):
+    sigma = benchmark(lambda: dpt.proactive.sigma_from_eps(0.05, 1e-4))
+    assert sigma == pytest.approx(19.246132, abs=1e-6)
+
+
+@pytest.mark.benchmark(group="seed 001: sigma for a target (eps=0.05, delta=1e-4), N=1e4, k=5")
+def test_bench_proactive_calculator(benchmark):
+    """The whole App. D.4 calculator (γ, T_min, s_max and every condition of Thm 3.1)."""
+    r = benchmark(lambda: dpt.proactive.calculator(19.29962, 10_000, 5, variant="paper"))
+    assert math.floor(r.s_max) == 26
+
+
+@pytest.mark.benchmark(group="seed 001: sigma for a target (eps=0.05, delta=1e-4), N=1e4, k=5")
+def test_bench_proactive_pld_calibration_baseline(benchmark):
+    """Baseline: σ calibrated with the PLD accountant (dp_accounting's Brent search) at the calculator's (q, T)."""
+    q, T = 26.067 / 10_000, 1918
+    sigma = benchmark.pedantic(lambda: dpt.proactive.calibrate_sigma(0.05, 1e-4, q, T), rounds=3, iterations=1)
+    assert dpt.proactive.exact_epsilon(sigma, q, T, 1e-4).eps == pytest.approx(0.05, rel=1e-5)

@@ -111,7 +111,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     ax[0].errorbar(T_mc, est, yerr=err, fmt="k^", ms=5, capsize=3, label="Monte Carlo (CI)")
     for r, ls in (("paper", "-"), ("min", "--")):
         ax[0].hlines(eps_target, t_mins[r], T_grid[-1] * 1.2, colors="r", linestyles=ls,
-                     label=f"closed form ε_target, T ≥ T_min (γ {r}: {gammas[r]:.2f})")
+                     label=f"closed form ε_target, T ≥ T_min (γ {r}, corrected (55): {gammas[r]:.2f})")
     ax[0].axvline(cf.T_min_asym(eps_target, K_EPOCHS), color="gray", ls=":", label="T_min,asym")
     ax[0].axvline(T_true, color="g", ls=":", label=f"T_true (PLD) = {T_true}")
     ax[0].set(xlabel="rounds T (s = kN/T)", ylabel="ε at δ = 1/N",
