@@ -97,8 +97,9 @@ def _fmt(x) -> str:
     return "—" if x is None else f"{x:.6g}"
 
 
-def write_report(claims: list[Claim], directory: Path) -> None:
-    """``claims.json`` (one entry per claim) and ``REPORT.md`` (a table, failures first)."""
+def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = ()) -> None:
+    """``claims.json`` (one entry per claim) and ``REPORT.md`` (a table, failures first, then ``appendices``:
+    markdown sections such as a paper's rendered rate table)."""
     directory = Path(directory)
     atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
     checks = [c for c in claims if not c.informational]
@@ -121,4 +122,5 @@ def write_report(claims: list[Claim], directory: Path) -> None:
                 f"{_fmt(c.predicted)} | {_fmt(c.measured)} | {c.tolerance}: {c.tolerance_why} |"
             )
         lines.append("")
+    lines += [section.rstrip() + "\n" for section in appendices]
     atomic_write(directory / "REPORT.md", "\n".join(lines))

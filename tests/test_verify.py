@@ -21,6 +21,8 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert (tmp_path / "figure3_strongly_convex.png").stat().st_size > 10_000
     assert (tmp_path / "proactive_eps_vs_T.png").stat().st_size > 10_000
     assert (tmp_path / "proactive_utility_graph.png").stat().st_size > 10_000
+    assert (tmp_path / "isrl_excess_risk.png").stat().st_size > 10_000
+    assert "Seed 002, Figure 3" in (tmp_path / "REPORT.md").read_text()  # the rendered rate table is in the report
     ids = {c["id"] for c in claims}
     assert {"Table 9.s_max.T_min", "Table 8.eps=3.sigma", "eps_vs_T.mc_contains_pld.T=1918"} <= ids
     assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temporary file

@@ -17,9 +17,13 @@ matplotlib.use("Agg")
 
 from dptheory.claims import write_report  # noqa: E402
 
-from . import analytic_core, figure1, figure2, figure3, proactive_tables, proactive_tightness, proactive_utility  # noqa: E402
+from . import (  # noqa: E402
+    analytic_core, figure1, figure2, figure3, isrl_calibration, isrl_rates, isrl_simulation, proactive_tables,
+    proactive_tightness, proactive_utility,
+)
 
-SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive_tightness, proactive_utility)
+SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive_tightness, proactive_utility,
+           isrl_rates, isrl_calibration, isrl_simulation)
 
 
 def main(argv=None, executor=None) -> int:
@@ -36,7 +40,8 @@ def main(argv=None, executor=None) -> int:
         info = sum(c.informational for c in new)
         print(f"{script.__name__}: {len(new) - info} claims, {len(failed)} failed {failed or ''}"
               f"{f' (+{info} informational)' if info else ''} ({time.perf_counter() - start:.1f} s)")
-    write_report(claims, args.out)
+    # tables a script rendered (e.g. seed 002's Figure 3) are appended to REPORT.md
+    write_report(claims, args.out, tuple(p.read_text() for p in sorted(args.out.glob("*_table.md"))))
     checks = [c for c in claims if not c.informational]
     print(f"{sum(c.passed for c in checks)}/{len(checks)} claims pass; report in {args.out / 'REPORT.md'}")
     return 0 if all(c.passed for c in checks) else 1

@@ -1,0 +1,820 @@
+r"""Noise calibrations, batch sizes, round counts and step sizes of seed 002 (Lowy & Razaviyayn, ISRL-DP FL),
+and what each calibration actually spends under an exact accountant.
+
+Notation (digest 002 §2.1): ``N`` silos, ``n`` records per silo, ``M`` (harmonic) participation, ``K`` local batch,
+``R`` rounds, ``L`` Lipschitz constant, ``β`` smoothness, ``μ`` strong convexity, ``D`` diameter, ``d`` dimension,
+``(ε0, δ0)`` the ISRL-DP budget of every silo. ``σ²`` is the per-coordinate variance of the Gaussian each silo adds
+to its minibatch-mean gradient.
+
+=========================================== ==========================================================================
+function                                    source (seed 002)
+=========================================== ==========================================================================
+:func:`sigma2_noisy_mbsgd`                  Thm D.1: ``256 L² R ln(2.5R/δ0) ln(2/δ0)/(n² ε0²)``, ε0 ≤ 2 ln(2/δ0)
+:func:`min_batch_size`                      Thm D.1: ``K ≥ ε0 n/(4√(2R ln(2/δ0)))``
+:func:`per_round_budget`                    Thm D.1 proof: ``ε̃ = ε0/(2√(2R ln(2/δ0)))``, ``δ̃ = δ0/(2R)``
+:func:`advanced_composition`                Dwork–Roth Thm 3.20
+:func:`calibration_chain`                   the proof's chain: budget → subsampling → classic Gaussian (Thm A.1)
+:func:`sigma2_onepass`                      Thm 3.1/E.1: ``32 L² ln(1.25/δ0)/(ε0² K²)``, ε0 ≤ 8 ln(1/δ0)
+:func:`sigma2_shuffled`                     Thm 5.1/G.1 (absolute constant ``C`` unspecified: a parameter)
+:func:`sigma2_experiment` & co.             App. I (moments-accountant calibration of the experiments, Local SGD)
+:func:`sigma2_unbalanced`, :func:`xi`, ...  App. H (Alg. 7, Thm H.1)
+:func:`silo_sampling_factor`                Lemma E.3 / F.1: ``(N − M)/((N − 1)M)``
+:func:`shuffle_amplification_round`         Thm D.5, eq. (21), with its validity condition; Lemma D.10
+:func:`noisy_mbsgd_convex_schedule` & co.   Thm D.1/D.2 rounds, step sizes, Moreau smoothing; Thm 3.1/E.1 batches
+:func:`multi_stage_schedule`                App. E.1 (printed ν_k and the corrected ν_k, digest §8 #17)
+:func:`spent_by_calibration`                exact (ε, δ0) of Alg. 2's calibrated noise (PLD / RDP / the paper's own)
+:func:`spent_by_onepass`                    exact ε of the one-pass calibration (one Gaussian per record)
+=========================================== ==========================================================================
+
+**What Alg. 2's calibration spends.** Thm D.1 spends ε0/2 by design: advanced composition with slack δ0/2 gives
+``√(2R ln(2/δ0))·ε̃ = ε0/2`` plus ``R ε̃(e^ε̃ − 1) ≈ ε0²/(8 ln(2/δ0))`` (0.50863 ε0 at R = 1000, δ0 = 1e-6: C3).
+Exact accountants certify far less: 0.021–0.026 ε0 (PLD) and 0.050–0.062 ε0 (RDP) at n = 1000, ε0 = 1,
+δ0 = 1e-6 over R = 10…1e5 (K = ⌈K_min⌉), nearly independent of K, because the classic-Gaussian, subsampling and
+composition steps each lose a constant factor (``verify/isrl_calibration.py``).
+The models accounted are stated on every :class:`SpendResult`; see :func:`spent_by_calibration`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import VARIANTS, check_in_interval, check_positive_array
+from ..accounting import zcdp_to_epsilon
+from ..proactive.exact import (
+    PLD_DISCRETIZATION,
+    EpsilonResult,
+    _dpa,
+    _epsilon,
+    _pld_accountant,
+    _rdp_accountant,
+    gdp_epsilon,
+    replace_one_sensitivity,
+)
+
+__all__ = [
+    "sigma2_noisy_mbsgd",
+    "silo_sampling_factor",
+    "min_batch_size",
+    "per_round_budget",
+    "advanced_composition",
+    "gaussian_sigma_classic",
+    "subsampled_epsilon",
+    "calibration_chain",
+    "CalibrationChain",
+    "sigma2_onepass",
+    "sigma2_shuffled",
+    "shuffled_participation_floor",
+    "sigma2_experiment",
+    "batch_size_experiment",
+    "sigma2_local_sgd",
+    "sigma2_unbalanced",
+    "xi",
+    "Xi",
+    "harmonic_M",
+    "M_prime",
+    "unbalanced_privacy_factor",
+    "silo_sampling_variance_exact",
+    "silo_sampling_variance_mc",
+    "isrl_to_user_level",
+    "user_to_isrl",
+    "shuffle_amplification_validity",
+    "shuffle_amplification_round",
+    "clone_lemma_epsilon",
+    "compositionality_constant",
+    "Schedule",
+    "noisy_mbsgd_convex_schedule",
+    "noisy_mbsgd_sc_schedule",
+    "stich_schedule",
+    "moreau_beta_convex",
+    "moreau_beta_sc",
+    "onepass_batch_convex",
+    "onepass_batch_sc",
+    "Stage",
+    "multi_stage_schedule",
+    "acsa_steps",
+    "SPEND_ACCOUNTANTS",
+    "SpendResult",
+    "spent_by_calibration",
+    "spent_by_onepass",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# argument checks
+# --------------------------------------------------------------------------------------------------
+
+
+def _pos(name: str, value) -> float:
+    return check_in_interval(name, value, 0.0)
+
+
+def _delta(name: str, delta) -> float:
+    return check_in_interval(name, delta, 0.0, 1.0)
+
+
+def _eps_thm_d1(name: str, eps, delta: float, delta_name: str = "delta0") -> float:
+    """ε ∈ (0, 2 ln(2/δ)]: the range of Thm D.1 (and of Thm F.1, H.1)."""
+    return check_in_interval(name, eps, 0.0, 2.0 * math.log(2.0 / delta), hi_closed=True,
+                             why=f"Thm D.1 needs {name} <= 2 ln(2/{delta_name})")
+
+
+def _whole(name: str, value, lo: int = 1) -> int:
+    x = check_in_interval(name, value, lo - 1, lo_closed=False)
+    if x != int(x):
+        raise ValueError(f"{name} must be a whole number >= {lo}, got {x:g}")
+    return int(x)
+
+
+# --------------------------------------------------------------------------------------------------
+# Algorithm 2 (Noisy ISRL-DP MB-SGD): Thm D.1's calibration and its proof chain
+# --------------------------------------------------------------------------------------------------
+
+
+def sigma2_noisy_mbsgd(L, R, n, eps0, delta0) -> float:
+    """Per-silo noise variance of Algorithm 2 (seed 002, Thm D.1): ``256 L² R ln(2.5R/δ0) ln(2/δ0)/(n² ε0²)``.
+
+    Valid for ``ε0 ≤ 2 ln(2/δ0)``, ``δ0 ∈ (0, 1)``; independent of the batch size ``K``, which must be at least
+    :func:`min_batch_size` for the proof's classic-Gaussian step to apply. The same σ² serves the ERM variant
+    (Thm F.1) and, with per-silo budgets, Alg. 7 (:func:`sigma2_unbalanced`).
+
+    >>> round(sigma2_noisy_mbsgd(1.0, 1000, 1000, 1.0, 1e-6), 3)  # C1
+    80.374
+    """
+    L, R, n = _pos("L", L), _pos("R", R), _pos("n", n)
+    delta0 = _delta("delta0", delta0)
+    eps0 = _eps_thm_d1("eps0", eps0, delta0)
+    return 256.0 * L**2 * R * math.log(2.5 * R / delta0) * math.log(2.0 / delta0) / (n**2 * eps0**2)
+
+
+def min_batch_size(eps0, n, R, delta0) -> float:
+    """``K_min = ε0 n/(4√(2R ln(2/δ0)))`` (Thm D.1): the batch size at which the per-sample ε' = nε̃/(2K) is 1.
+
+    Below it the classic Gaussian mechanism (Dwork–Roth Thm A.1, needs ε' ≤ 1) does not apply. Round up.
+
+    >>> round(min_batch_size(1.0, 1000, 1000, 1e-6), 4)  # C2
+    1.4676
+    """
+    n, R = _pos("n", n), _pos("R", R)
+    delta0 = _delta("delta0", delta0)
+    eps0 = _eps_thm_d1("eps0", eps0, delta0)
+    return eps0 * n / (4.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0)))
+
+
+def per_round_budget(eps0, delta0, R) -> tuple[float, float]:
+    """Per-round target of Thm D.1's proof: ``(ε̃, δ̃) = (ε0/(2√(2R ln(2/δ0))), δ0/(2R))``.
+
+    Advanced composition with slack δ' = δ0/2 then spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)``
+    (see :func:`advanced_composition`; C3) and ``Rδ̃ + δ' = δ0``.
+    """
+    delta0 = _delta("delta0", delta0)
+    eps0 = _pos("eps0", eps0)
+    R = _pos("R", R)
+    return eps0 / (2.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0))), delta0 / (2.0 * R)
+
+
+def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
+    """Dwork–Roth Thm 3.20: ``k`` adaptive (ε, δ)-DP steps are ``(√(2k ln(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP.
+
+    >>> e, d = advanced_composition(*per_round_budget(1.0, 1e-6, 1000), 1000, 0.5e-6)
+    >>> round(e, 5), round(d * 1e6, 12)  # C3
+    (0.50863, 1.0)
+    """
+    eps = _pos("eps", eps)
+    delta = check_in_interval("delta", delta, 0.0, 1.0, lo_closed=True)
+    k = _pos("k", k)
+    delta_prime = _delta("delta_prime", delta_prime)
+    return math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps + k * eps * math.expm1(eps), k * delta + delta_prime
+
+
+def gaussian_sigma_classic(sensitivity, eps, delta) -> float:
+    """Classic Gaussian mechanism (Dwork–Roth Thm A.1): ``σ = Δ√(2 ln(1.25/δ))/ε`` gives (ε, δ)-DP for ε ≤ 1."""
+    sensitivity = _pos("sensitivity", sensitivity)
+    eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="Dwork-Roth Thm A.1 needs eps <= 1")
+    delta = _delta("delta", delta)
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+
+
+def subsampled_epsilon(eps, K, n) -> float:
+    """Amplification by subsampling ``K`` of ``n`` as the proof of Thm D.1 uses it: ε' → ``2ε'K/n`` (needs ε' ≤ 1).
+
+    The cited lemma (Ullman) is for sampling without replacement; Alg. 2 samples with replacement (digest §8 #20).
+    """
+    eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="the subsampling lemma needs eps <= 1")
+    n = _pos("n", n)
+    K = check_in_interval("K", K, 0.0, n, hi_closed=True, why="K of n records")
+    return 2.0 * eps * K / n
+
+
+@dataclass(frozen=True)
+class CalibrationChain:
+    """The steps of Thm D.1's privacy proof for one ``(L, R, n, K, ε0, δ0)``."""
+
+    eps_round: float  # ε̃, per-round target after subsampling
+    delta_round: float  # δ̃ = δ0/(2R)
+    eps_sample: float  # ε' = nε̃/(2K) ≤ 1: target of the Gaussian on the batch
+    sensitivity: float  # 2L/K: ℓ2 sensitivity of the batch mean under replace-one
+    sigma2: float  # (Δ √(2 ln(1.25/δ̃))/ε')²
+    eps_total: float  # advanced composition's total ε (slack δ0/2)
+    delta_total: float  # R δ̃ + δ0/2 = δ0
+
+
+def calibration_chain(L, R, n, K, eps0, delta0) -> CalibrationChain:
+    """Rebuild Thm D.1's σ² step by step (an independent route to :func:`sigma2_noisy_mbsgd`).
+
+    ``(ε̃, δ̃)`` per round → the Gaussian on a K-batch must be ``(ε' = nε̃/(2K), δ̃)``-DP so that subsampling gives
+    ``(ε̃, δ̃)`` → classic Gaussian with sensitivity ``2L/K`` → ``σ²``; composition of R rounds → ``(ε_total, δ0)``.
+    Raises if ``K < K_min`` (then ε' > 1).
+    """
+    L, n = _pos("L", L), _pos("n", n)
+    delta0 = _delta("delta0", delta0)
+    eps0 = _eps_thm_d1("eps0", eps0, delta0)
+    kmin = min_batch_size(eps0, n, R, delta0)
+    K = check_in_interval("K", K, kmin, n, lo_closed=True, hi_closed=True,
+                          why=f"Thm D.1 needs K >= K_min = eps0 n/(4 sqrt(2R ln(2/delta0))) = {kmin:.6g}")
+    eps_t, delta_t = per_round_budget(eps0, delta0, R)
+    eps_s = min(n * eps_t / (2.0 * K), 1.0)  # = 1 exactly at K = K_min; min() absorbs rounding
+    sens = 2.0 * L / K
+    sigma = gaussian_sigma_classic(sens, eps_s, delta_t)
+    eps_tot, delta_tot = advanced_composition(subsampled_epsilon(eps_s, K, n), delta_t, R, delta0 / 2.0)
+    return CalibrationChain(eps_t, delta_t, eps_s, sens, sigma**2, eps_tot, delta_tot)
+
+
+# --------------------------------------------------------------------------------------------------
+# other calibrations: one-pass (Thm 3.1/E.1), shuffled (Thm 5.1/G.1), experiments (App. I), unbalanced (App. H)
+# --------------------------------------------------------------------------------------------------
+
+
+def sigma2_onepass(L, K, eps0, delta0) -> float:
+    """One-Pass Accelerated Noisy MB-SGD (Thm 3.1/E.1): ``σ² = 32 L² ln(1.25/δ0)/(ε0² K²)``, ε0 ≤ 8 ln(1/δ0).
+
+    Each record is used once (disjoint batches, parallel composition), so every round must itself be
+    (ε0, δ0)-DP. The proof goes through zCDP: ρ = Δ²/(2σ²) = ε0²/(16 ln(1.25/δ0)) with Δ = 2L/K, and
+    ``ρ + 2√(ρ ln(1/δ0)) ≤ ε0`` iff ``ε0 ≤ 8 ln(1/δ0)`` (C4; :func:`spent_by_onepass`).
+
+    >>> round(sigma2_onepass(1.0, 100, 1.0, 1e-6), 6)  # C4
+    0.044924
+    """
+    L, K = _pos("L", L), _pos("K", K)
+    delta0 = _delta("delta0", delta0)
+    eps0 = check_in_interval("eps0", eps0, 0.0, 8.0 * math.log(1.0 / delta0), hi_closed=True,
+                             why="Thm 3.1/E.1 needs eps0 <= 8 ln(1/delta0)")
+    return 32.0 * L**2 * math.log(1.25 / delta0) / (eps0**2 * K**2)
+
+
+def sigma2_shuffled(L, R, M, n, N, eps, delta, *, C: float = 1.0) -> float:
+    """Shuffled Noisy MB-SGD (Thm 5.1/G.1, K = 1): ``σ² = C L² R M ln(RM²/(Nδ)) ln(R/δ) ln(1/δ)/(n² N² ε²)``.
+
+    ``C`` is an absolute constant the paper leaves unspecified (default 1). Conditions: ε ≤ ln(2/δ), M ≤ N,
+    and M ≥ :func:`shuffled_participation_floor` (not enforced here: it fails at C32's setting).
+
+    >>> round(sigma2_shuffled(1, 1e6, 100, 1000, 100, 0.1, 1e-6), -1)  # C32
+    12310.0
+    """
+    L, R, n, C = _pos("L", L), _pos("R", R), _pos("n", n), _pos("C", C)
+    N = check_in_interval("N", N, 1.0, lo_closed=True)
+    M = check_in_interval("M", M, 0.0, N, hi_closed=True, why="M <= N silos")
+    delta = _delta("delta", delta)
+    eps = check_in_interval("eps", eps, 0.0, math.log(2.0 / delta), hi_closed=True,
+                            why="Thm 5.1 needs eps <= ln(2/delta)")
+    return (C * L**2 * R * M * math.log(R * M**2 / (N * delta)) * math.log(R / delta) * math.log(1.0 / delta)
+            / (n**2 * N**2 * eps**2))
+
+
+def shuffled_participation_floor(R, M, N, delta) -> float:
+    """Thm 5.1's participation condition: the right side of ``M ≥ 16 ln(18 R M²/(N δ))``."""
+    R, M, N, delta = _pos("R", R), _pos("M", M), _pos("N", N), _delta("delta", delta)
+    return 16.0 * math.log(18.0 * R * M**2 / (N * delta))
+
+
+def sigma2_experiment(L, R, n, eps, delta) -> float:
+    """App. I calibration of the experiments (moments accountant): ``σ² = 8 L² ln(1/δ) R/(n² ε²)``.
+
+    >>> round(sigma2_experiment(1, 35, 1238, 1.0, 1238**-2), 7)  # C35
+    0.002602
+    """
+    L, R, n, eps = _pos("L", L), _pos("R", R), _pos("n", n), _pos("eps", eps)
+    delta = _delta("delta", delta)
+    return 8.0 * L**2 * math.log(1.0 / delta) * R / (n**2 * eps**2)
+
+
+def batch_size_experiment(n, eps, R) -> float:
+    """App. I batch size ``K = n√ε/(2√R)`` (C35: 104.63 at n = 1238, ε = 1, R = 35)."""
+    n, eps, R = _pos("n", n), _pos("eps", eps), _pos("R", R)
+    return n * math.sqrt(eps) / (2.0 * math.sqrt(R))
+
+
+def sigma2_local_sgd(L, R, K, n, eps, delta) -> float:
+    """ISRL-DP Local SGD baseline (App. I): ``σ² = 8 L² R K ln(1/δ)/(ε² n²)`` per local step."""
+    L, R, K, n, eps = _pos("L", L), _pos("R", R), _pos("K", K), _pos("n", n), _pos("eps", eps)
+    delta = _delta("delta", delta)
+    return 8.0 * L**2 * R * K * math.log(1.0 / delta) / (eps**2 * n**2)
+
+
+def _budgets(n_i, eps_i, delta_i):
+    n_i = check_positive_array("n_i", n_i)
+    eps_i = np.broadcast_to(check_positive_array("eps_i", eps_i), n_i.shape).astype(float)
+    delta_i = np.broadcast_to(check_positive_array("delta_i", delta_i), n_i.shape).astype(float)
+    if np.any(delta_i >= 1):
+        raise ValueError(f"delta_i must lie in (0, 1), got an entry {delta_i[delta_i >= 1][0]:g}")
+    bad = eps_i > 2.0 * np.log(2.0 / delta_i)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(f"eps_i must lie in (0, 2 ln(2/delta_i)] (Thm H.1), got eps_i[{i}] = {eps_i[i]:g} "
+                         f"> {2.0 * math.log(2.0 / delta_i[i]):g}")
+    return n_i, eps_i, delta_i
+
+
+def sigma2_unbalanced(L, R, n_i, eps_i, delta_i) -> np.ndarray:
+    """Alg. 7 (App. H.2): ``σ_i² = 256 L² R ln(2.5R/δ_i) ln(2/δ_i)/(n_i² ε_i²)`` per silo (= 256 L² R ξ_i)."""
+    L, R = _pos("L", L), _pos("R", R)
+    return 256.0 * L**2 * R * xi(n_i, eps_i, delta_i, R)
+
+
+def xi(n_i, eps_i, delta_i, R) -> np.ndarray:
+    """``ξ_i = (1/(n_i ε_i))² ln(2.5R/δ_i) ln(2/δ_i)`` (App. H.1).
+
+    >>> [f"{x:.4e}" for x in xi([100, 200, 400, 800], 1.0, 1e-6, 100)]  # C27
+    ['2.8055e-02', '7.0138e-03', '1.7535e-03', '4.3836e-04']
+    """
+    R = _pos("R", R)
+    n_i, eps_i, delta_i = _budgets(n_i, eps_i, delta_i)
+    return np.log(2.5 * R / delta_i) * np.log(2.0 / delta_i) / (n_i * eps_i) ** 2
+
+
+def _pmf(values, probs) -> tuple[np.ndarray, np.ndarray]:
+    """Participation law of ``M_r``: ``values`` (a mapping m → P(M_r = m), or the support) and ``probs``."""
+    if isinstance(values, Mapping):
+        if probs is not None:
+            raise ValueError("give probs only with a sequence of values, not with a mapping")
+        values, probs = list(values.keys()), list(values.values())
+    v = check_positive_array("values", values)
+    if np.any(v != np.round(v)):
+        raise ValueError("values (numbers of participating silos) must be whole numbers >= 1")
+    p = np.full(v.shape, 1.0 / v.size) if probs is None else np.asarray(probs, dtype=float)
+    if p.shape != v.shape or np.any(p < 0) or not np.all(np.isfinite(p)):
+        raise ValueError(f"probs must be non-negative, one per value (shape {v.shape}), got {p!r}")
+    if abs(p.sum() - 1.0) > 1e-9:
+        raise ValueError(f"probs must sum to 1, got {p.sum():.12g}")
+    return v, p
+
+
+def harmonic_M(values, probs=None) -> float:
+    """Assumption 1.4: ``1/M = E[1/M_r]`` (harmonic-mean participation). ``probs`` default: uniform on ``values``.
+
+    >>> round(harmonic_M(range(1, 11)), 4)  # C23, M_r ~ Unif{1..10}
+    3.4142
+    """
+    v, p = _pmf(values, probs)
+    return float(1.0 / np.sum(p / v))
+
+
+def M_prime(values, probs=None) -> float:
+    """Assumption 2 (App. H): ``1/M' = √(E[1/M_r²])``; ``M' ≤ M``.
+
+    >>> round(M_prime(range(1, 11)), 4)  # C23
+    2.5402
+    """
+    v, p = _pmf(values, probs)
+    return float(1.0 / math.sqrt(np.sum(p / v**2)))
+
+
+def Xi(xi_i, values, probs=None) -> float:
+    """``Ξ = √(E_{M_1}[((1/M_1) Σ_{i ≤ M_1} ξ_(i))²])``, ``ξ_(1) ≥ ξ_(2) ≥ …`` (App. H.1); ``ξ_min ≤ Ξ ≤ ξ_max``."""
+    x = np.sort(check_positive_array("xi_i", xi_i))[::-1]
+    v, p = _pmf(values, probs)
+    if v.max() > x.size:
+        raise ValueError(f"values (M_r) must not exceed the number of silos N = {x.size}, got {v.max():g}")
+    top_means = np.cumsum(x) / np.arange(1, x.size + 1)
+    return float(math.sqrt(np.sum(p * top_means[v.astype(int) - 1] ** 2)))
+
+
+def unbalanced_privacy_factor(xi_i, values, probs=None) -> float:
+    """``min{Ξ/M', ξ_max/M}``: what multiplies ``d`` in Thm H.1's privacy terms."""
+    xi_arr = check_positive_array("xi_i", xi_i)
+    return min(Xi(xi_arr, values, probs) / M_prime(values, probs), xi_arr.max() / harmonic_M(values, probs))
+
+
+# --------------------------------------------------------------------------------------------------
+# silo sampling (Lemma E.3 / Lemma F.1): an exact identity
+# --------------------------------------------------------------------------------------------------
+
+
+def silo_sampling_factor(N, M) -> float:
+    """Silo-sampling variance factor ``(N − M)/((N − 1)M)`` (seed 002, Lemma E.3 / Lemma F.1).
+
+    For a uniform subset S of size M of N vectors y_i: ``E‖(1/M)Σ_{i∈S} y_i − ȳ‖² = factor·(1/N)Σ‖y_i − ȳ‖²``
+    exactly (sampling without replacement; checked by :func:`silo_sampling_variance_exact`). 0 when M = N.
+
+    >>> [round(silo_sampling_factor(N, M), 6) for N, M in [(10, 3), (100, 10), (10, 10), (2, 1)]]  # C22
+    [0.259259, 0.090909, 0.0, 1.0]
+    """
+    N = check_in_interval("N", N, 1.0, lo_closed=True)
+    M = check_in_interval("M", M, 0.0, N, hi_closed=True, why="M <= N silos")
+    if N == 1.0:
+        return 0.0
+    return (N - M) / ((N - 1.0) * M)
+
+
+def _spread(y) -> tuple[np.ndarray, float]:
+    y = np.asarray(y, dtype=float)
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.ndim != 2 or y.shape[0] < 1:
+        raise ValueError(f"y must be an (N, d) array of silo vectors, got shape {y.shape}")
+    yc = y - y.mean(axis=0)
+    return yc, float(np.mean(np.sum(yc**2, axis=1)))
+
+
+def silo_sampling_variance_exact(y, M) -> tuple[float, float]:
+    """``(E_S‖(1/M)Σ_{i∈S} y_i − ȳ‖², factor·(1/N)Σ‖y_i − ȳ‖²)`` by enumerating all C(N, M) subsets (N ≤ 20)."""
+    yc, spread = _spread(y)
+    N = yc.shape[0]
+    if N > 20:
+        raise ValueError(f"exhaustive enumeration needs N <= 20 silos, got N = {N}")
+    M = _whole("M", M)
+    check_in_interval("M", M, 0, N, hi_closed=True, why="M <= N silos")
+    idx = np.array(list(itertools.combinations(range(N), M)))
+    means = yc[idx].mean(axis=1)
+    return float(np.mean(np.sum(means**2, axis=1))), silo_sampling_factor(N, M) * spread
+
+
+def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tuple[float, float, float]:
+    """Monte-Carlo ``(mean, standard error, predicted)`` of ``‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over random subsets S."""
+    yc, spread = _spread(y)
+    N = yc.shape[0]
+    M = _whole("M", M)
+    check_in_interval("M", M, 0, N, hi_closed=True, why="M <= N silos")
+    trials = _whole("trials", trials, 2)
+    rng = np.random.default_rng(seed)
+    idx = np.argsort(rng.random((trials, N)), axis=1)[:, :M]  # uniform M-subsets
+    vals = np.sum(yc[idx].mean(axis=1) ** 2, axis=1)
+    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(trials)), silo_sampling_factor(N, M) * spread
+
+
+# --------------------------------------------------------------------------------------------------
+# conversions, shuffling, compositionality (App. C.2, D.3)
+# --------------------------------------------------------------------------------------------------
+
+
+def isrl_to_user_level(eps0, delta0, n) -> tuple[float, float]:
+    """App. C.2 (group privacy): (ε0, δ0)-ISRL-DP ⇒ ``(nε0, n e^{(n−1)ε0} δ0)``-user-level DP."""
+    eps0, delta0 = _pos("eps0", eps0), _delta("delta0", delta0)
+    n = _whole("n", n)
+    return n * eps0, n * math.exp((n - 1) * eps0) * delta0
+
+
+def user_to_isrl(eps, delta, n) -> tuple[float, float]:
+    """App. D.3.5: for user-level (ε, δ) with ε ≤ 1 run Alg. 2 at ``(ε0, δ0) = (ε/n, δ/(4n))``.
+
+    Then :func:`isrl_to_user_level` gives ``(ε, e^{ε(n−1)/n} δ/4) ≤ (ε, δ)``. C26: (0.01, 2.5e-9) at ε = 1,
+    δ = 1e-6, n = 100.
+    """
+    eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="App. D.3.5 needs eps <= 1")
+    delta = _delta("delta", delta)
+    n = _whole("n", n)
+    return eps / n, delta / (4.0 * n)
+
+
+def shuffle_amplification_validity(n, N, delta_r) -> float:
+    """Thm D.5's largest admissible per-round ε0^r: ``ln(N/(16 ln(2/δ^r)))/n`` (0.37630 at n = 10, N = 1e4, δ = 1e-6)."""
+    n, N, delta_r = _pos("n", n), _pos("N", N), _delta("delta_r", delta_r)
+    return math.log(N / (16.0 * math.log(2.0 / delta_r))) / n
+
+
+def shuffle_amplification_round(eps0_r, n, N, delta_r, *, delta0_r: float = 0.0) -> tuple[float, float]:
+    """Thm D.5, eq. (21): one shuffled round of (ε0^r, δ0^r)-DP randomizers is (ε^r, δ̃^r)-CDP with
+
+    ``ε^r = ln[1 + ((e^{ε0^r} − 1)/(e^{ε0^r} + 1))(8√(e^{nε0^r} ln(4/δ^r))/√N + 8e^{nε0^r}/N)]`` and
+    ``δ̃^r = δ^r + 2Nn e^{(n−1)ε0^r} δ0^r``; requires ``ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n``.
+
+    >>> round(shuffle_amplification_round(0.1, 10, 1e4, 1e-6)[0], 6)  # C25
+    0.025473
+    """
+    n, N = _pos("n", n), _pos("N", N)
+    delta_r = _delta("delta_r", delta_r)
+    delta0_r = check_in_interval("delta0_r", delta0_r, 0.0, 1.0, lo_closed=True)
+    hi = shuffle_amplification_validity(n, N, delta_r)
+    if hi <= 0:
+        raise ValueError(f"N must exceed 16 ln(2/delta_r) = {16 * math.log(2 / delta_r):g} for Thm D.5, got N = {N:g}")
+    eps0_r = check_in_interval("eps0_r", eps0_r, 0.0, hi, hi_closed=True,
+                               why="Thm D.5 needs eps0_r <= ln(N/(16 ln(2/delta_r)))/n")
+    q = math.tanh(eps0_r / 2.0)  # (e^x − 1)/(e^x + 1)
+    a = math.exp(n * eps0_r)
+    eps = math.log1p(q * (8.0 * math.sqrt(a * math.log(4.0 / delta_r) / N) + 8.0 * a / N))
+    return eps, delta_r + 2.0 * N * n * math.exp((n - 1) * eps0_r) * delta0_r
+
+
+def clone_lemma_epsilon(p, N, delta) -> float:
+    """Lemma D.10: ``ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN))`` for ``p ∈ [16 ln(2/δ)/N, 1]``.
+
+    >>> round(clone_lemma_epsilon(1.0, 1e4, 1e-6), 5), round(clone_lemma_epsilon(0.5, 1e4, 1e-6), 5)  # C25
+    (0.2721, 0.36653)
+    """
+    N, delta = _pos("N", N), _delta("delta", delta)
+    lo = 16.0 * math.log(2.0 / delta) / N
+    p = check_in_interval("p", p, lo, 1.0, lo_closed=True, hi_closed=True, why="Lemma D.10 needs 16 ln(2/delta)/N <= p <= 1")
+    return math.log1p(8.0 * math.sqrt(math.log(4.0 / delta) / (p * N)) + 8.0 / (p * N))
+
+
+def compositionality_constant(per_round_eps, eps0) -> float:
+    """Def. 7: the smallest C with ``√(Σ_r (ε0^r)²) ≤ C ε0``.
+
+    Alg. 2: R rounds of ε̃ give ``1/(2√(2 ln(2/δ0)))`` (0.0928 at δ0 = 1e-6: 1-compositional); Alg. 3 with
+    d = 2C² rounds of ε0 gives √d (C30); one-pass: √R.
+    """
+    e = np.atleast_1d(np.asarray(per_round_eps, dtype=float))
+    if e.size == 0 or np.any(e < 0) or not np.all(np.isfinite(e)):
+        raise ValueError("per_round_eps must be a non-empty sequence of finite non-negative numbers")
+    return float(math.sqrt(np.sum(e**2)) / _pos("eps0", eps0))
+
+
+# --------------------------------------------------------------------------------------------------
+# rounds, step sizes, batch sizes prescribed by the theorems
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Rounds ``R`` (the theorem's real-valued expression: round up to run), constant step ``eta`` and the
+    averaging weights ``gamma_r/Γ_R`` (``None``: uniform 1/R), with the theorem it comes from."""
+
+    R: float
+    eta: float
+    weights: np.ndarray | None = field(default=None, repr=False)
+    source: str = ""
+
+
+def noisy_mbsgd_convex_schedule(L, D, beta, M, n, d, eps0) -> Schedule:
+    """Thm D.1, β-smooth convex: ``R = (βD√M/L)·min{√n, ε0n/√d} + min{nM, ε0²n²M/d}``,
+    ``η = min(1/β, (D/(L√R))·min{1, ε0n√M/√(Rd), √(nM/R)})``, ``γ_r = 1/R``.
+
+    Non-smooth f (Thm D.2): pass ``beta=moreau_beta_convex(...)``; then ``R = 2·min{nM, ε0²n²M/d}`` exactly.
+    """
+    L, D, beta, M, n, d, eps0 = (_pos(k, v) for k, v in dict(L=L, D=D, beta=beta, M=M, n=n, d=d, eps0=eps0).items())
+    a = min(math.sqrt(n), eps0 * n / math.sqrt(d))
+    R = beta * D * math.sqrt(M) / L * a + min(n * M, eps0**2 * n**2 * M / d)
+    eta = min(1.0 / beta, D / (L * math.sqrt(R)) * min(1.0, eps0 * n * math.sqrt(M) / math.sqrt(R * d),
+                                                       math.sqrt(n * M / R)))
+    return Schedule(R, eta, None, "Thm D.1 (convex)")
+
+
+def noisy_mbsgd_sc_schedule(L, D, beta, mu, M, n, d, eps0, delta0, *, sigma2=None) -> Schedule:
+    """Thm D.1, μ-strongly convex: ``R = max(2κ ln(βD²μMε0²n²/(dL²)), min{Mn, Mε0²n²/d})`` and Stich's
+    constant step (Lemma D.5, a = μ, g = 2β, c = dσ²/M + L², r0 = D²):
+    ``η = min{1/(2β), ln(max{2, μ²D²R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}``, r = 0..⌈R⌉−1.
+
+    ``sigma2`` defaults to :func:`sigma2_noisy_mbsgd` at the prescribed R.
+    """
+    L, D, beta, mu, M, n, d, eps0 = (_pos(k, v) for k, v in
+                                     dict(L=L, D=D, beta=beta, mu=mu, M=M, n=n, d=d, eps0=eps0).items())
+    check_in_interval("mu", mu, 0.0, beta, hi_closed=True, why="mu <= beta")
+    kappa = beta / mu
+    R = max(2.0 * kappa * math.log(beta * D**2 * mu * M * eps0**2 * n**2 / (d * L**2)),
+            min(M * n, M * eps0**2 * n**2 / d))
+    s2 = sigma2_noisy_mbsgd(L, R, n, eps0, delta0) if sigma2 is None else check_in_interval(
+        "sigma2", sigma2, 0.0, lo_closed=True)
+    sch = stich_schedule(R=R, mu=mu, beta=beta, c=d * s2 / M + L**2, r0=D**2)
+    return Schedule(R, sch.eta, sch.weights, "Thm D.1 (strongly convex) + Lemma D.5")
+
+
+def stich_schedule(*, R, mu, beta, c, r0) -> Schedule:
+    r"""Lemma D.5 (Stich 2019; ``a = μ, b = 2, g = 2β``) at a given number of rounds ``R``:
+    ``η = min{1/(2β), ln(max{2, μ²r₀R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}`` for ``r < ⌈R⌉`` (normalised in
+    log space). :func:`noisy_mbsgd_sc_schedule` applies it at Thm D.1's ``R``; the Monte-Carlo protocol keeps
+    ``R`` fixed across a sweep (digest 002 §6), so it is also an entry point of its own.
+
+    >>> s = stich_schedule(R=1000, mu=1.0, beta=1.0, c=74.0, r0=16.0)
+    >>> round(s.eta, 6), round(float(s.weights.sum()), 12)
+    (0.012284, 1.0)
+    """
+    R = check_in_interval("R", R, 1.0, lo_closed=True)
+    mu, beta, c, r0 = (_pos(k, v) for k, v in dict(mu=mu, beta=beta, c=c, r0=r0).items())
+    eta = min(1.0 / (2.0 * beta), math.log(max(2.0, mu**2 * r0 * R**2 / c)) / (mu * R))
+    logw = -(np.arange(math.ceil(R)) + 1.0) * math.log1p(-mu * eta)
+    w = np.exp(logw - logw.max())
+    return Schedule(R, eta, w / w.sum(), f"Lemma D.5 (Stich) at R = {R:g}, c = {c:.4g}, r0 = {r0:.4g}")
+
+
+def moreau_beta_convex(L, D, M, n, d, eps0) -> float:
+    """Smoothing parameter for non-smooth convex f (Thm D.2): ``β = (L√M/D)·min{√n, ε0n/√d}`` (C17: 316.23 at P1)."""
+    L, D, M, n, d, eps0 = (_pos(k, v) for k, v in dict(L=L, D=D, M=M, n=n, d=d, eps0=eps0).items())
+    return L * math.sqrt(M) / D * min(math.sqrt(n), eps0 * n / math.sqrt(d))
+
+
+def moreau_beta_sc(mu, M, n, d, eps0, delta0) -> float:
+    """Smoothing parameter for non-smooth μ-SC f (Thm D.2): ``β = μM/(1/n + d ln(1/δ0)/(ε0²n²))``."""
+    mu, M, n, d, eps0 = (_pos(k, v) for k, v in dict(mu=mu, M=M, n=n, d=d, eps0=eps0).items())
+    delta0 = _delta("delta0", delta0)
+    return mu * M / (1.0 / n + d * math.log(1.0 / delta0) / (eps0**2 * n**2))
+
+
+def onepass_batch_convex(L, beta, D, n, d, eps0, delta0, M) -> float:
+    """Thm 3.1/E.1 convex: ``K = (L/(βD))^{2/5} n^{3/5} (d ln(1/δ0))^{1/5}/(ε0^{2/5} M^{1/5})``, R = n/K.
+
+    >>> round(onepass_batch_convex(1, 1, 1, 1000, 100, 1.0, 1e-6, 100), 2)  # C19
+    106.68
+    """
+    L, beta, D, n, d, eps0, M = (_pos(k, v) for k, v in
+                                 dict(L=L, beta=beta, D=D, n=n, d=d, eps0=eps0, M=M).items())
+    delta0 = _delta("delta0", delta0)
+    return ((L / (beta * D)) ** 0.4 * n**0.6 * (d * math.log(1.0 / delta0)) ** 0.2
+            / (eps0**0.4 * M**0.2))
+
+
+def onepass_batch_sc(n, kappa, mu, Delta, eps0, M, L, d, delta0, phi) -> float:
+    """Thm 3.1/E.1 μ-SC: ``K = n/(√κ ln(μΔ·min{ε0²n²M/(L²d ln(1/δ0)), nM/φ²}))``, R = n/K.
+
+    >>> round(onepass_batch_sc(1e4, 100, 1, 1, 1.0, 10, 1, 10, 1e-6, 1), 3)  # C20
+    86.859
+    """
+    n, kappa, mu, Delta, eps0, M, L, d, phi = (_pos(k, v) for k, v in dict(
+        n=n, kappa=kappa, mu=mu, Delta=Delta, eps0=eps0, M=M, L=L, d=d, phi=phi).items())
+    delta0 = _delta("delta0", delta0)
+    arg = mu * Delta * min(eps0**2 * n**2 * M / (L**2 * d * math.log(1.0 / delta0)), n * M / phi**2)
+    if arg <= 1.0:
+        raise ValueError(f"the log argument muDelta*min(...) must exceed 1 for a positive batch size, got {arg:g}")
+    return n / (math.sqrt(kappa) * math.log(arg))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the multi-stage accelerated method: ``R`` rounds of AC-SA with step parameter ``nu``."""
+
+    R: int
+    nu: float
+
+
+def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> list[Stage]:
+    """Multi-stage AC-SA (App. E.1, after Ghadimi & Lan 2013): ``U`` stages,
+    ``R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ·2^{−(k+1)})}⌉``, and ``ν_k = max{2β, √(X_k)}`` with
+
+    * ``nu_form="paper"`` (as printed): ``X_k = μV²/(3Δ2^{−(k−1)} R_k(R_k+1)(R_k+2))`` — so ν_k = 2β for every
+      practical R_k (C21: 20 at β = 10);
+    * ``nu_form="corrected"`` (default): ``X_k = μV² R_k(R_k+1)(R_k+2)/(3Δ2^{−(k−1)})`` — the cubic in the
+      numerator, as in the convex AC-SA step and Ghadimi–Lan (digest §8 #17; C21: 1302.3, 5186.7, …).
+
+    Stage k then runs :func:`acsa_steps` ``(R_k, ν_k)`` from q_{k−1} (q_0 = w_0, digest §8 #18).
+
+    >>> [s.R for s in multi_stage_schedule(10, 1, 1, 1, 5)]  # C21
+    [171, 342, 683, 1366, 2731]
+    """
+    beta, mu, V, Delta = _pos("beta", beta), _pos("mu", mu), _pos("V", V), _pos("Delta", Delta)
+    U = _whole("U", U)
+    if nu_form not in VARIANTS:
+        raise ValueError(f"nu_form must be one of {VARIANTS}, got {nu_form!r}")
+    stages = []
+    for k in range(1, U + 1):
+        Rk = math.ceil(max(4.0 * math.sqrt(2.0 * beta / mu), 128.0 * V**2 / (3.0 * mu * Delta * 2.0 ** (-(k + 1)))))
+        cubic = Rk * (Rk + 1.0) * (Rk + 2.0)
+        base = mu * V**2 / (3.0 * Delta * 2.0 ** (-(k - 1)))
+        X = base * cubic if nu_form == "corrected" else base / cubic
+        stages.append(Stage(Rk, max(2.0 * beta, math.sqrt(X))))
+    return stages
+
+
+def acsa_steps(R, nu) -> tuple[np.ndarray, np.ndarray]:
+    """AC-SA weights of one stage: ``α_r = 2/(r+1)``, ``η_r = 4ν/(r(r+1))``, r = 1..R (App. E.1)."""
+    R = _whole("R", R)
+    nu = _pos("nu", nu)
+    r = np.arange(1, R + 1, dtype=float)
+    return 2.0 / (r + 1.0), 4.0 * nu / (r * (r + 1.0))
+
+
+# --------------------------------------------------------------------------------------------------
+# what the calibrations spend: exact accountants
+# --------------------------------------------------------------------------------------------------
+
+#: Accountants of :func:`spent_by_calibration` (model of each in its docstring and on the result).
+SPEND_ACCOUNTANTS = ("pld", "rdp_wor", "pld_wr", "advanced")
+_SPEND_MODELS = {
+    "pld": ("Poisson sampling with rate q = K/n (same coin on both data sets)",
+            "replace one record of the silo (batch mean moves <= 2L/K)", True),
+    "rdp_wor": ("fixed batch of K of n, uniformly without replacement (the paper's subsampling lemma)",
+                "replace one record of the silo (batch mean moves <= 2L/K)", True),
+    "pld_wr": ("K draws with replacement (Alg. 2 as printed; multiplicity ~ Bin(K, 1/n))",
+               "replace one record by a null record (zero gradient; mean moves <= mL/K)", True),
+    "advanced": ("fixed batch of K of n, without replacement (Thm D.1's proof)",
+                 "replace one record of the silo (sensitivity 2L/K)", True),
+}
+
+
+@dataclass(frozen=True)
+class SpendResult(EpsilonResult):
+    """ε certified at δ0 for a calibration, beside the budget ``eps0`` it was calibrated for."""
+
+    eps0: float = math.nan
+    delta: float = math.nan
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        """ε spent / ε0 (C3: advanced composition 0.5086; exact accountants far less)."""
+        return self.eps / self.eps0
+
+    def __repr__(self) -> str:
+        kind = "upper bound" if self.certified else "estimate"
+        return (f"SpendResult(eps={self.eps:.6g} = {self.ratio:.4g}·eps0 at delta={self.delta:.3g}; {self.accountant}: "
+                f"{self.sampling}; {self.neighbouring}; {kind})")
+
+
+def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pld",
+                         discretization: float = PLD_DISCRETIZATION) -> SpendResult:
+    """The ε (at δ0) that an accountant certifies for Alg. 2 run with Thm D.1's σ² (:func:`sigma2_noisy_mbsgd`).
+
+    Per round a silo releases ``(1/K)Σ_{j∈batch} ∇f(w, x_j) + N(0, σ² I)``; over R rounds the silo's transcript
+    is the composition (later rounds depend on earlier ones only through public messages). The ratio
+    ``z = σ/(2L/K)`` of noise std to the replace-one sensitivity of the batch mean is the noise multiplier.
+    ``K`` defaults to ``⌈K_min⌉`` and must satisfy K_min ≤ K ≤ n. dp_accounting has no sampled-with-replacement
+    event, so the sampling and relation are explicit (also on the result):
+
+    * ``"pld"``: Poisson sampling at rate K/n, replace-one (each record contributes ≤ L/K to the mean, so a
+      replacement moves it by ≤ 2L/K when sampled). dp_accounting's PLD, pessimistic: a certified upper bound.
+      Its REPLACE_ONE Gaussian reads σ_lib with contributions ±1, i.e. sensitivity 2 (probed by
+      :func:`~dptheory.proactive.exact.replace_one_sensitivity`), so σ_lib = z·2.
+    * ``"rdp_wor"``: a fixed batch of K drawn without replacement, replace-one, sensitivity 2L/K (the model of
+      the subsampling lemma the paper cites); RDP (Wang–Balle–Kasiviswanathan), certified. The library's RDP
+      REPLACE_ONE Gaussian assumes sensitivity 1, so σ_lib = z.
+    * ``"pld_wr"``: Alg. 2's sampling with replacement (multiplicity ~ Bin(K, 1/n)) as a mixture of Gaussians,
+      under the weaker relation "replace one record by a null record" (the library supports no replace-one
+      with-replacement model); certified for that relation only.
+    * ``"advanced"``: the paper's own total: Dwork–Roth Thm 3.20 on the per-round (ε̃, δ̃) with slack δ0/2.
+
+    >>> spent_by_calibration(1, 1000, 1000, 1.0, 1e-6, accountant="advanced").ratio  # doctest: +ELLIPSIS
+    0.5086...
+    """
+    if accountant not in SPEND_ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {SPEND_ACCOUNTANTS}, got {accountant!r}")
+    L = _pos("L", L)
+    R = _whole("R", R)
+    n = _whole("n", n)
+    delta0 = _delta("delta0", delta0)
+    sigma2 = sigma2_noisy_mbsgd(L, R, n, eps0, delta0)  # validates eps0
+    eps0 = float(eps0)
+    kmin = min_batch_size(eps0, n, R, delta0)
+    if kmin > n:
+        raise ValueError(f"K_min = eps0 n/(4 sqrt(2R ln(2/delta0))) = {kmin:.6g} exceeds n = {n}: "
+                         f"no admissible batch size (increase R)")
+    K = max(1, math.ceil(kmin - 1e-12)) if K is None else K
+    K = check_in_interval("K", K, kmin, n, lo_closed=True, hi_closed=True,
+                          why=f"Thm D.1 needs K >= K_min = {kmin:.6g} (and K <= n)")
+    if K != int(K):
+        raise ValueError(f"K must be a whole number of records, got {K:g}")
+    K = int(K)
+    sigma = math.sqrt(sigma2)
+    z = sigma * K / (2.0 * L)  # noise std / replace-one sensitivity of the batch mean
+    q = K / n
+    sampling, neighbouring, certified = _SPEND_MODELS[accountant]
+    settings = dict(L=L, R=R, n=n, K=K, sigma2=sigma2, noise_multiplier=z, q=q)
+    if accountant == "advanced":
+        eps = calibration_chain(L, R, n, K, eps0, delta0).eps_total
+    else:
+        dpa = _dpa()
+        rel = dpa.NeighboringRelation
+        if accountant == "pld":
+            sub = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z * replace_one_sensitivity()["pld"]))
+            acc = _pld_accountant(rel.REPLACE_ONE, discretization)
+        elif accountant == "rdp_wor":
+            sub = dpa.SampledWithoutReplacementDpEvent(n, K, dpa.GaussianDpEvent(z * replace_one_sensitivity()["rdp"]))
+            acc = _rdp_accountant(rel.REPLACE_ONE)
+        else:
+            from dp_accounting.dp_event import MixtureOfGaussiansDpEvent  # noqa: PLC0415
+            from scipy.stats import binom  # noqa: PLC0415
+
+            m = np.arange(K + 1)
+            p = binom.pmf(m, K, 1.0 / n)
+            keep = p > 1e-300
+            sub = MixtureOfGaussiansDpEvent(sigma, list(m[keep] * L / K), list(p[keep] / p[keep].sum()))
+            acc = _pld_accountant(rel.REPLACE_SPECIAL, discretization)
+        eps = _epsilon(acc, dpa.SelfComposedDpEvent(sub, R), delta0)
+    return SpendResult(float(eps), accountant, sampling, neighbouring, certified, None, eps0, delta0, settings)
+
+
+def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
+    """The ε (at δ0) of the one-pass calibration :func:`sigma2_onepass` (Thm 3.1/E.1).
+
+    Each record enters exactly one round's batch (disjoint batches), so a silo's transcript under replace-one is
+    one Gaussian of sensitivity 2L/K and std σ (parallel composition): μ = 2L/(Kσ) = ε0/√(8 ln(1.25/δ0)),
+    independent of L and K. ``method``: ``"gdp"`` exact (Dong–Roth–Su eq. (64), via
+    :func:`~dptheory.proactive.exact.gdp_epsilon`); ``"zcdp"`` the paper's route (Bun–Steinke Prop. 1.3,
+    ρ = μ²/2: C4's 0.50046 ε0); ``"zcdp_optimal"`` the Balle et al. conversion.
+    """
+    delta0 = _delta("delta0", delta0)
+    sigma2_onepass(1.0, 1.0, eps0, delta0)  # validates eps0 <= 8 ln(1/delta0)
+    eps0 = float(eps0)
+    mu = eps0 / math.sqrt(8.0 * math.log(1.25 / delta0))
+    rel = "replace one record of the silo (sensitivity 2L/K)"
+    sampling = "disjoint batches, each record used once (parallel composition)"
+    if method == "gdp":
+        eps, certified = gdp_epsilon(mu, delta0), True
+    elif method == "zcdp":
+        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta0, method="bun_steinke"), True
+    elif method == "zcdp_optimal":
+        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta0, method="optimal"), True
+    else:
+        raise ValueError(f"method must be one of ('gdp', 'zcdp', 'zcdp_optimal'), got {method!r}")
+    return SpendResult(float(eps), f"onepass_{method}", sampling, rel, certified, None, eps0, delta0, dict(mu=mu))

@@ -1,0 +1,1163 @@
+r"""Every excess-risk rate and round complexity of seed 002 (Lowy & Razaviyayn, ICLR 2023, ISRL-DP FL) as
+sympy expressions, split into statistical / privacy / heterogeneity terms, with the conditions under which
+the paper states them and the corrections of digest 002 §8.
+
+The registry (:func:`rates`, :func:`rate`) holds Theorems 2.1, 2.2, 3.1, 4.1 (F.1/F.2), F.3 (Fig. 3's
+"Thm 4.2"), 5.1, 5.2 (G.2), H.1, the cross-device hybrid of App. D.3.5, the explicit-constant form of the
+proof of Thm D.1, and the prior-work rates Fig. 3 compares against (central DP of Bassily et al. 2019,
+LDP of Duchi et al. 2013, Wu et al. 2019). :func:`round_complexities` holds the round counts ``R`` (Thms
+2.1, 3.1, 4.1/F.1/F.2, 5.1, G.2 and Girgis et al. 2021). :func:`figure3_table` rebuilds Fig. 3 from them.
+
+Conventions (digest 002 §2, §4):
+
+* every symbol is a positive sympy symbol (:data:`SYMBOLS`); ``M`` is the harmonic-mean participation
+  (``1/M = E[1/M_r]``), ``Mp`` is ``M'`` of Assumption 2, ``C`` the compositionality constant (``C = 1``
+  for the class ``A``), ``kappa = beta/mu`` is its own symbol;
+* ``logs="paper"`` keeps the log factors the theorem prints (``ln(1/δ0)``, ``ln(d/δ)``, …) as unevaluated
+  logs; ``logs="none"`` drops them (Fig. 3 "omit logs"). ``Õ``/``Ω̃`` hide further log² factors: an
+  attribute :attr:`Rate.notation` says which, and :attr:`Rate.constants_hidden` whether absolute constants
+  are dropped (everything but the explicit form of Thm D.1's proof);
+* ``variant="corrected"`` (default) encodes the digest's corrections, listed in :attr:`Rate.corrections`;
+  ``variant="paper"`` keeps the printed form where it differs;
+* each lower bound's ``LD·min{1, x}`` keeps the ``min``: :meth:`Rate.evaluate` uses it, while the symbolic
+  slopes and :func:`crossover` work on the non-trivial branch ``x`` (footnote 8: beyond it any ``w0`` is
+  optimal).
+
+>>> from dptheory import isrl   # the registry is re-exported by dptheory.isrl
+>>> r = isrl.rate("isrl_iid_cvx_up", logs="none")
+>>> r.terms["priv"]
+D*L*sqrt(d)/(sqrt(M)*eps0*n)
+>>> r.slope("n", term="priv"), r.slope("M")
+(-1, -1/2)
+>>> v = r.evaluate(n=1000, M=100, N=100, d=100, eps0=1, L=1, D=1)        # digest C5, point P1
+>>> round(float(v), 10), v.dominant
+(0.0041622777, 'stat')
+>>> isrl.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none")   # privacy for free below
+eps0**2*n
+>>> isrl.rate("isrl_iid_cvx_up").evaluate(n=1000, M=100, N=100, d=100, eps0=30, delta0=1e-6, L=1, D=1).violated
+('Thm 2.1 (D.1, D.2): eps0 <= 2*log(2/delta0) [eps0 = 30 > 2*log(2/delta0) = 29.0173]',)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import types
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+from scipy import optimize
+
+from .._validation import check_in_interval, check_variant
+
+__all__ = [
+    "SYMBOLS", "LOGS",
+    "n", "N", "M", "d", "eps0", "delta0", "eps", "delta", "L", "D", "mu", "beta", "kappa", "phi", "v", "R", "K",
+    "C", "Delta", "Mp", "Xi", "xi_max", "n_min",
+    "Rate", "RoundComplexity", "RateValue", "Figure3Row", "Figure3Table",
+    "rates", "rate", "round_complexities", "rounds", "smoothing_beta",
+    "crossover", "dominant_term", "figure3_table", "FIGURE3_CONVENTIONS",
+]
+
+# -- symbols (one set for the whole seed) ----------------------------------------------------------------------
+n = sp.Symbol("n", positive=True)  #: records per silo
+N = sp.Symbol("N", positive=True)  #: number of silos
+M = sp.Symbol("M", positive=True)  #: harmonic-mean number of participating silos, 1/M = E[1/M_r]
+d = sp.Symbol("d", positive=True)  #: dimension
+eps0 = sp.Symbol("eps0", positive=True)  #: ISRL-DP ε0 (per silo)
+delta0 = sp.Symbol("delta0", positive=True)  #: ISRL-DP δ0
+eps = sp.Symbol("eps", positive=True)  #: central / shuffle / user-level ε
+delta = sp.Symbol("delta", positive=True)  #: central / shuffle / user-level δ
+L = sp.Symbol("L", positive=True)  #: Lipschitz constant
+D = sp.Symbol("D", positive=True)  #: diameter of W
+mu = sp.Symbol("mu", positive=True)  #: strong-convexity modulus
+beta = sp.Symbol("beta", positive=True)  #: smoothness
+kappa = sp.Symbol("kappa", positive=True)  #: condition number β/μ (a symbol of its own)
+phi = sp.Symbol("phi", positive=True)  #: within-silo gradient standard deviation (Assumption 1.3)
+v = sp.Symbol("v", positive=True)  #: heterogeneity, eq. (29)
+R = sp.Symbol("R", positive=True)  #: communication rounds
+K = sp.Symbol("K", positive=True)  #: local minibatch size
+C = sp.Symbol("C", positive=True)  #: compositionality constant (Def. 7); C = 1 for the class A
+Delta = sp.Symbol("Delta", positive=True)  #: Δ ≥ F(w0) − F*
+Mp = sp.Symbol("Mp", positive=True)  #: M' of Assumption 2, 1/M' = sqrt(E[1/M_r²])
+Xi = sp.Symbol("Xi", positive=True)  #: Ξ of App. H.1
+xi_max = sp.Symbol("xi_max", positive=True)  #: ξ_max of App. H.1
+n_min = sp.Symbol("n_min", positive=True)  #: min_i n_i
+
+#: Every symbol by name: the keyword names of ``evaluate``, ``slope``, ``substitute`` and ``crossover``.
+SYMBOLS: dict[str, sp.Symbol] = {
+    s.name: s
+    for s in (n, N, M, d, eps0, delta0, eps, delta, L, D, mu, beta, kappa, phi, v, R, K, C, Delta, Mp, Xi, xi_max, n_min)
+}
+
+#: ``logs=`` values: the log factors as printed in the theorem, or none (Fig. 3).
+LOGS = ("paper", "none")
+
+TERMS = ("stat", "priv", "hetero")
+_KINDS = ("upper", "lower")
+_PAPER = "seed 002"
+
+#: Fig. 3's conventions: M = N and unit constants ("we fix M = N, omit logs"; L = D = μ = φ = β = 1
+#: implicitly), full batches K = n (ERM rounds) and Δ = 1; κ stays.
+FIGURE3_CONVENTIONS: dict[sp.Symbol, sp.Expr] = {M: N, L: 1, D: 1, mu: 1, phi: 1, beta: 1, K: n, Delta: 1}
+
+# Human-readable labels for conditions whose sympy form is a proxy of the printed one.
+_LABELS: dict[sp.Basic, str] = {}
+
+
+def _cond(rel, label: str | None = None):
+    if label is not None:
+        _LABELS[rel] = label
+    return rel
+
+
+def _check_logs(logs: str) -> str:
+    if logs not in LOGS:
+        raise ValueError(f"logs must be one of {LOGS}, got {logs!r}")
+    return logs
+
+
+def _symbol(var) -> sp.Symbol:
+    if isinstance(var, sp.Symbol) and var.name in SYMBOLS and SYMBOLS[var.name] == var:
+        return var
+    if isinstance(var, str) and var in SYMBOLS:
+        return SYMBOLS[var]
+    raise ValueError(f"var must be one of the symbols {sorted(SYMBOLS)}, got {var!r}")
+
+
+def _check_values(values: Mapping, allow_expr: bool = False) -> dict[sp.Symbol, object]:
+    """Names -> symbols; numbers must be positive and finite (sympy expressions pass if ``allow_expr``)."""
+    unknown = sorted(set(values) - set(SYMBOLS))
+    if unknown:
+        raise ValueError(f"unknown parameter name(s) {unknown}; the parameters are {sorted(SYMBOLS)}")
+    out = {}
+    for name, value in values.items():
+        if allow_expr and isinstance(value, sp.Basic) and value.free_symbols:
+            out[SYMBOLS[name]] = value
+            continue
+        if isinstance(value, bool):
+            raise ValueError(f"{name} must be a positive real number (valid range (0, inf)), got {value!r}")
+        x = check_in_interval(name, value, 0.0, why="every parameter of seed 002 is positive")
+        out[SYMBOLS[name]] = sp.sympify(value) if allow_expr else x  # substitute keeps 1 and 1/2 exact
+    return out
+
+
+def _branch(expr: sp.Expr, values: Mapping | None = None) -> sp.Expr:
+    """Resolve ``Min``/``Max``: at ``values`` the active argument; without values, ``Min(1, x) -> x`` (the
+    non-trivial branch of ``LD·min{1, x}``) and other ``Min``/``Max`` are kept."""
+
+    def pick(fn, *args):
+        if values is None:
+            if fn is sp.Min:
+                rest = [a for a in args if a != 1]
+                return rest[0] if len(rest) == 1 else fn(*args)
+            return fn(*args)
+        vals = [float(sp.sympify(a).subs(values)) for a in args]
+        return args[int(np.argmin(vals) if fn is sp.Min else np.argmax(vals))]
+
+    expr = sp.sympify(expr)
+    expr = expr.replace(sp.Min, lambda *a: pick(sp.Min, *a))
+    return expr.replace(sp.Max, lambda *a: pick(sp.Max, *a))
+
+
+@functools.lru_cache(maxsize=None)
+def _lambdified(expr: sp.Expr, names: tuple[str, ...]):
+    return sp.lambdify([SYMBOLS[s] for s in names], expr, modules="math")
+
+
+def _num(expr: sp.Expr, values: Mapping[sp.Symbol, float]) -> float:
+    names = tuple(sorted(s.name for s in expr.free_symbols))
+    try:
+        return float(_lambdified(expr, names)(*(values[SYMBOLS[s]] for s in names)))
+    except (ValueError, ZeroDivisionError, TypeError):
+        return math.nan
+    except OverflowError:
+        return math.inf
+
+
+def _elasticity(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """``d ln f / d ln x``, simplified (a Rational for a monomial)."""
+    if x not in expr.free_symbols:
+        return sp.Integer(0)
+    if expr.is_Mul or expr.is_Pow or expr.is_Symbol:
+        out = sp.expand_log(sp.log(expr), force=True).diff(x) * x
+        return sp.simplify(out)
+    return sp.simplify(sp.diff(expr, x) * x / expr)
+
+
+def _fmt_num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+# -- evaluation results ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RateValue:
+    r"""A rate (or round count) evaluated at one point.
+
+    ``value`` is the sum of the terms (``float(rv)`` gives it); ``terms`` their values; ``violated`` the
+    conditions of the theorem that fail at the point (a value outside the theorem's regime is returned, never
+    silently); ``unchecked`` the conditions that could not be checked (an assumption in words, or a
+    relation whose symbols were not given).
+    """
+
+    key: str
+    value: float
+    terms: Mapping[str, float]
+    violated: tuple[str, ...]
+    unchecked: tuple[str, ...]
+    params: Mapping[str, float] = field(repr=False)
+
+    def __float__(self) -> float:
+        return self.value
+
+    @property
+    def ok(self) -> bool:
+        """True when no checked condition of the theorem fails."""
+        return not self.violated
+
+    @property
+    def dominant(self) -> str:
+        """Name of the largest term."""
+        return max(self.terms, key=lambda k: self.terms[k])
+
+    def __repr__(self) -> str:
+        terms = ", ".join(f"{k} {_fmt_num(x)}" for k, x in self.terms.items())
+        viol = "; ".join(self.violated) if self.violated else "none"
+        return (f"RateValue({self.key} = {_fmt_num(self.value)} [{terms}]; violated: {viol}; "
+                f"{len(self.unchecked)} condition(s) not checked)")
+
+
+class _Formula:
+    """Shared machinery: conditions, evaluation, slopes."""
+
+    key: str
+    theorem: str
+    conditions: tuple
+
+    def _terms(self) -> Mapping[str, sp.Expr]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The sum of the terms."""
+        return sp.Add(*self._terms().values())
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        """Names of the free symbols of :attr:`expr`, sorted: the parameters :meth:`evaluate` needs."""
+        return tuple(sorted(s.name for s in self.expr.free_symbols))
+
+    @property
+    def source(self) -> str:
+        eq = getattr(self, "equation", "")
+        return f"{_PAPER}, {self.theorem}" + (f", eq. {eq}" if eq else "")
+
+    def check_conditions(self, **params) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``(violated, unchecked)`` condition descriptions at ``params`` (names as in :data:`SYMBOLS`)."""
+        values = _check_values(params)
+        return self._check(values)
+
+    def _check(self, values) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        violated, unchecked = [], []
+        for cond in self.conditions:
+            if isinstance(cond, str):
+                unchecked.append(cond)
+                continue
+            label = _LABELS.get(cond, sp.sstr(cond))
+            if cond.free_symbols - set(values):
+                unchecked.append(label)
+                continue
+            truth = cond.subs(values)
+            if truth == sp.true:
+                continue
+            if truth == sp.false:
+                lhs, rhs = (float(side.subs(values)) for side in (cond.lhs, cond.rhs))
+                op = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "==": "!="}.get(cond.rel_op, "vs")
+                violated.append(f"{self.theorem}: {label} [{sp.sstr(cond.lhs)} = {_fmt_num(lhs)} {op} "
+                                f"{sp.sstr(cond.rhs)} = {_fmt_num(rhs)}]")
+            else:
+                unchecked.append(label)
+        return tuple(violated), tuple(unchecked)
+
+    def evaluate(self, **params) -> RateValue:
+        r"""The terms and their sum at ``params`` (positive numbers, by symbol name), with the violated
+        conditions.
+
+        Raises :class:`ValueError` naming any unknown or missing parameter and any non-positive value.
+        Parameters the expression does not contain are allowed (they serve the conditions, e.g. ``delta0``
+        for ``ε0 ≤ 2 ln(2/δ0)`` when ``logs="none"``).
+        """
+        values = _check_values(params)
+        terms, missing = {}, set()
+        for k, e in self._terms().items():
+            if e.free_symbols - set(values):  # e.g. v in a heterogeneity term that vanishes at M = N
+                e = e.subs(values)
+                if e.free_symbols:
+                    missing |= {s.name for s in e.free_symbols}
+                    continue
+            terms[k] = _num(e, values)
+        if missing:
+            raise ValueError(f"missing value(s) for {sorted(missing)} to evaluate {self.key} "
+                             f"(it needs {list(self.symbols)})")
+        violated, unchecked = self._check(values)
+        return RateValue(self.key, float(sum(terms.values())), types.MappingProxyType(terms), violated, unchecked,
+                         types.MappingProxyType(dict(params)))
+
+    def slope(self, var, term: str | None = None, **params):
+        r"""The local log-log slope (elasticity) ``d ln f / d ln var`` of the sum (or of one ``term``).
+
+        Without ``params``: a simplified sympy expression on the non-trivial branch of every
+        ``min{1, ·}`` (an exact ``Rational`` for a power law). With ``params`` (all the symbols it needs): a
+        float at that point, on the active branch of every ``min``/``max``.
+        """
+        x = _symbol(var)
+        expr = self._terms()[self._term_name(term)] if term is not None else self.expr
+        if not params:
+            return _elasticity(_branch(expr), x)
+        values = _check_values(params)
+        missing = sorted(s.name for s in expr.free_symbols if s not in values)
+        if missing:
+            raise ValueError(f"missing value(s) for {missing} to take the slope of {self.key} at a point")
+        f = _branch(expr, values)
+        if x not in f.free_symbols:
+            return 0.0
+        g = sp.diff(f, x) * x / f
+        return float(g.subs(values))
+
+    def _term_name(self, term: str) -> str:
+        if term not in self._terms():
+            raise ValueError(f"term must be one of {list(self._terms())} for {self.key}, got {term!r}")
+        return term
+
+
+# -- the Rate ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Rate(_Formula):
+    r"""One excess-risk rate of seed 002: ``excess risk = notation(Σ terms)`` under ``conditions``.
+
+    Attributes
+    ----------
+    key : registry key, e.g. ``"isrl_iid_cvx_up"``.
+    theorem, equation : where the paper states it (``"Thm 2.1 (D.1, D.2)"``, ``"(4); (17), (19)"``).
+    setting : ``isrl_iid``, ``isrl_noniid``, ``isrl_erm``, ``sdp_iid``, ``sdp_noniid``, ``cdp``, ``ldp``,
+        ``user_isrl`` or ``unbalanced``.
+    loss : ``convex``, ``sc``, ``smooth_convex`` or ``smooth_sc``.
+    kind : ``upper`` or ``lower``.
+    terms : name -> sympy expression, names among ``stat`` (non-private / generalisation), ``priv``
+        (privacy) and ``hetero`` (silo heterogeneity, zero at ``M = N``).
+    conditions : sympy relations (checked by :meth:`evaluate`) and strings (assumptions in words).
+    notation : ``"O~"``, ``"Omega~"``, ``"lesssim"``, ``"O"``, ``"Theta"`` or ``"explicit"``.
+    constants_hidden : whether absolute constants are dropped (``False`` only for explicit constants).
+    logs, variant : the ``logs=`` and ``variant=`` it was built with.
+    corrections : each digest §8 correction the corrected form applies (the printed form: ``variant="paper"``).
+    notes : remarks (what the terms mean, reductions, caveats).
+    """
+
+    key: str
+    theorem: str
+    equation: str
+    setting: str
+    loss: str
+    kind: str
+    terms: Mapping[str, sp.Expr]
+    conditions: tuple = ()
+    notation: str = "O~"
+    constants_hidden: bool = True
+    logs: str = "paper"
+    variant: str = "corrected"
+    corrections: tuple[str, ...] = ()
+    notes: str = ""
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
+        bad = [t for t in self.terms if t not in TERMS]
+        if bad:
+            raise ValueError(f"term names must be among {TERMS}, got {bad}")
+        terms = {k: sp.sympify(e) for k, e in self.terms.items()}
+        unknown = sorted({s.name for e in terms.values() for s in e.free_symbols} - set(SYMBOLS))
+        if unknown:
+            raise ValueError(f"terms may only contain the symbols {sorted(SYMBOLS)}, got {unknown}")
+        object.__setattr__(self, "terms", types.MappingProxyType(terms))
+        object.__setattr__(self, "conditions", tuple(self.conditions))
+        object.__setattr__(self, "corrections", tuple(self.corrections))
+
+    def _terms(self):
+        return self.terms
+
+    def term_slopes(self, var) -> dict[str, sp.Expr]:
+        """Symbolic elasticity of each term in ``var`` (non-trivial branch)."""
+        return {k: self.slope(var, term=k) for k in self.terms}
+
+    def dominant_term(self, **params) -> str:
+        """Name of the largest term at ``params``."""
+        return self.evaluate(**params).dominant
+
+    def substitute(self, **values) -> "Rate":
+        r"""A copy with symbols replaced (numbers or sympy expressions, e.g. ``M=N`` or ``L=1``). Conditions
+        are substituted too; those that become true are dropped."""
+        subs = _check_values(values, allow_expr=True)
+        conds = []
+        for c in self.conditions:
+            if isinstance(c, str):
+                conds.append(c)
+                continue
+            new = c.subs(subs)
+            if new == sp.true:
+                continue
+            if new == sp.false:
+                conds.append(f"{_LABELS.get(c, sp.sstr(c))} fails after substituting {values}")
+                continue
+            if c in _LABELS:
+                _LABELS.setdefault(new, _LABELS[c])
+            conds.append(new)
+        terms = {k: sp.sympify(e).subs(subs) for k, e in self.terms.items()}
+        return Rate(self.key, self.theorem, self.equation, self.setting, self.loss, self.kind, terms, tuple(conds),
+                    self.notation, self.constants_hidden, self.logs, self.variant, self.corrections, self.notes)
+
+    def __str__(self) -> str:
+        body = " + ".join(sp.sstr(e) for e in self.terms.values())
+        return f"{self.key} = {self.notation}({body})  [{self.source}]"
+
+    def __repr__(self) -> str:
+        terms = ", ".join(f"{k}={sp.sstr(e)}" for k, e in self.terms.items())
+        extra = f", {len(self.corrections)} correction(s)" if self.corrections else ""
+        return (f"Rate({self.key!r}, {self.theorem}, {self.kind} {self.notation}: {terms}; logs={self.logs!r}, "
+                f"variant={self.variant!r}{extra})")
+
+
+@dataclass(frozen=True, eq=False)
+class RoundComplexity(_Formula):
+    r"""A number of communication rounds ``R`` prescribed (or required) by a theorem: :attr:`expr` with
+    conditions, constants/log conventions and corrections as for :class:`Rate`."""
+
+    key: str
+    theorem: str
+    equation: str
+    rounds: sp.Expr
+    conditions: tuple = ()
+    notation: str = "="
+    constants_hidden: bool = False
+    logs: str = "paper"
+    variant: str = "corrected"
+    corrections: tuple[str, ...] = ()
+    notes: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "rounds", sp.sympify(self.rounds))
+        object.__setattr__(self, "conditions", tuple(self.conditions))
+        object.__setattr__(self, "corrections", tuple(self.corrections))
+
+    def _terms(self):
+        return {"rounds": self.rounds}
+
+    def substitute(self, **values) -> "RoundComplexity":
+        """A copy with symbols replaced (numbers or sympy expressions)."""
+        subs = _check_values(values, allow_expr=True)
+        conds = [c if isinstance(c, str) else c.subs(subs) for c in self.conditions]
+        conds = [c for c in conds if not (isinstance(c, sp.Basic) and c == sp.true)]
+        return RoundComplexity(self.key, self.theorem, self.equation, self.rounds.subs(subs), tuple(conds),
+                               self.notation, self.constants_hidden, self.logs, self.variant, self.corrections,
+                               self.notes)
+
+    def __repr__(self) -> str:
+        return (f"RoundComplexity({self.key!r}, {self.theorem}: R {self.notation} {sp.sstr(self.rounds)}; "
+                f"logs={self.logs!r}, variant={self.variant!r})")
+
+
+# -- the registry ---------------------------------------------------------------------------------------------
+def _lg_factory(logs: str):
+    if logs == "paper":
+        return lambda x: sp.log(x, evaluate=False)
+    return lambda x: sp.Integer(1)
+
+
+def _indicator(cond) -> sp.Expr:
+    return sp.Piecewise((1, cond), (0, True))
+
+
+def _hetero(expr) -> sp.Expr:
+    """``expr`` (which carries ``(N − M)/(N − 1)``) with the paper's ``1{N>1}``: zero when every silo takes part."""
+    return sp.Piecewise((0, sp.Eq(M, N)), (expr, True))
+
+
+# shared conditions
+def _iid_up_conditions():
+    return (
+        _cond(sp.Le(eps0, 2 * sp.log(2 / delta0, evaluate=False))),
+        _cond(sp.Lt(delta0, 1), "delta0 < 1"),
+        _cond(sp.Le(M, N), "M <= N"),
+        _cond(sp.Lt(d, eps0**2 * n**2 * M), "non-trivial regime d < eps0^2 n^2 M (else output w0: O(LD), footnote 8)"),
+        "f(.,x) convex and L-Lipschitz on W of diameter D (Assumption 1); i.i.d. silos (D_i = D)",
+        "sigma^2 = 256 L^2 R ln(2.5R/delta0) ln(2/delta0)/(n^2 eps0^2), K >= eps0 n/(4 sqrt(2R ln(2/delta0))) (Thm D.1)",
+    )
+
+
+def _lower_conditions(C_sym=C, erm=False):
+    return (
+        _cond(sp.Le(eps0, sp.sqrt(N)), "eps0 in (0, sqrt(N)]"),
+        _cond(sp.Lt(delta0, 1 / (n * N)), "delta0 = o(1/(nN)) (checked as delta0 < 1/(nN))"),
+        _cond(sp.Eq(M, N), "M = N"),
+        _cond(sp.Lt(d, eps0**2 * n**2 * N * C_sym**4),
+              "non-trivial regime d < eps0^2 n^2 N C^4 (else the bound is LD, footnote 8)"),
+        ("A in B_(eps0,delta0),C (silo-symmetric; C = 1 for B)" if erm else
+         "A in A_(eps0,delta0),C: sequentially interactive, or fully interactive C-compositional (C = 1 for A)"),
+        "complete version (Thm D.3/F.3): every round (eps0^r, delta0^r)-DP with eps0^r <~ 1/n, "
+        "delta0^r = o(1/(nNR)), N >= 16 ln(2/(delta0^r n)) (digest 002 §8 #22)",
+    )
+
+
+def _sdp_iid_conditions():
+    return (
+        _cond(sp.Le(eps, sp.log(2 / delta, evaluate=False))),
+        _cond(sp.Lt(delta, 1), "delta < 1"),
+        _cond(sp.Le(M, N), "M <= N"),
+        _cond(sp.Ge(M, 16 * sp.log(18 * R * M**2 / (N * delta), evaluate=False))),
+        "M_r = M fixed; a secure shuffler permutes the M reports each round (Def. 3)",
+    )
+
+
+def _sdp_noniid_conditions(general_M: bool):
+    return (
+        _cond(sp.Le(eps, 15), "eps <= 15"),
+        _cond(sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2"),
+        _cond(sp.Le(M, N), "M <= N") if general_M else _cond(sp.Eq(M, N), "M = N"),
+        "f(.,x) beta-smooth; P_vec shuffle summation of Cheu et al. (2021), Lemma G.1",
+    )
+
+
+def _noniid_conditions():
+    return (
+        _cond(sp.Le(eps0, 8 * sp.log(1 / delta0, evaluate=False))),
+        _cond(sp.Lt(delta0, 1), "delta0 < 1"),
+        _cond(sp.Le(M, N), "M <= N"),
+        "f(.,x) beta-smooth; arbitrary heterogeneous silo distributions D_i (v of eq. (29))",
+        "sigma^2 = 32 L^2 ln(1.25/delta0)/(eps0^2 K^2), one pass, disjoint batches (Thm E.1)",
+    )
+
+
+_C_NONIID_CVX = (eps0 * n * sp.sqrt(N) / sp.sqrt(d)) ** sp.Rational(2, 5)  # Fig. 3's C²
+
+
+def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
+    lg = _lg_factory(logs)
+    paper = variant == "paper"
+    r: dict[str, Rate] = {}
+
+    def add(**kw):
+        kw.setdefault("logs", logs)
+        kw.setdefault("variant", variant)
+        r[kw["key"]] = Rate(**kw)
+
+    # Theorem 2.1 -------------------------------------------------------------------------------------
+    add(key="isrl_iid_cvx_up", theorem="Thm 2.1 (D.1, D.2)", equation="(4); (17), (19)", setting="isrl_iid",
+        loss="convex", kind="upper",
+        terms={"stat": L * D / sp.sqrt(M * n), "priv": L * D * sp.sqrt(d * lg(1 / delta0)) / (eps0 * n * sp.sqrt(M))},
+        conditions=_iid_up_conditions(),
+        notes="Noisy ISRL-DP MB-SGD (Alg. 2). stat = uniform stability (Lemma D.2); priv = empirical error. "
+              "Non-smooth f by Moreau smoothing (Thm D.2).")
+    add(key="isrl_iid_sc_up", theorem="Thm 2.1 (D.1, D.2)", equation="(5); (18), (20)", setting="isrl_iid",
+        loss="sc", kind="upper",
+        terms={"stat": L**2 / (mu * M * n), "priv": L**2 * d * lg(1 / delta0) / (mu * M * eps0**2 * n**2)},
+        conditions=_iid_up_conditions() + ("f(.,x) mu-strongly convex",),
+        notes="Noisy ISRL-DP MB-SGD (Alg. 2), mu-strongly convex.")
+    # explicit constants of the proof of Thm D.1
+    add(key="isrl_iid_cvx_explicit", theorem="Thm D.1 (proof; Lemma D.6)", equation="(explicit, eta* <= 1/beta)",
+        setting="isrl_iid", loss="smooth_convex", kind="upper", notation="explicit", constants_hidden=False,
+        terms={"stat": 2 * L * D / sp.sqrt(n * M),
+               "priv": 16 * L * D * sp.sqrt(d * lg(sp.Rational(5, 2) * R / delta0) * lg(2 / delta0)) / (eps0 * n * sp.sqrt(M))},
+        conditions=_iid_up_conditions()[:3] + ("optimal eta* <= 1/beta; R >> nM (the 1/(2R) term dropped)",),
+        corrections=("Thm D.1's proof prints the gradient-norm term eta L^2/(2M); Lemma D.6 (used here) has "
+                     "eta L^2/2 (digest 002 §8 #16; no effect on this R >> nM form)",),
+        notes="Large-R form of sqrt(2) LD sqrt(2/(nM) + 1/(2R) + 128 d ln(2.5R/delta0) ln(2/delta0)/(M n^2 eps0^2)) "
+              "(digest 002 §4.1).")
+
+    # Theorem 2.2 -------------------------------------------------------------------------------------
+    add(key="isrl_iid_cvx_lo", theorem="Thm 2.2 (D.3)", equation="Thm 2.2 part 1", setting="isrl_iid",
+        loss="convex", kind="lower", notation="Omega~",
+        terms={"stat": phi * D / sp.sqrt(N * n), "priv": L * D * sp.Min(1, sp.sqrt(d) / (eps0 * n * sp.sqrt(N) * C**2))},
+        conditions=_lower_conditions(),
+        notes="Linear f; amplification by shuffling (Thm D.4: eps = O~(eps0 C^2/sqrt(N))) + CDP lower bound of "
+              "Bassily et al. (Thm D.6). n = 1 gives the LDP bound, N = 1 the CDP bound.")
+    add(key="isrl_iid_sc_lo", theorem="Thm 2.2 (D.3)", equation="Thm 2.2 part 2", setting="isrl_iid",
+        loss="sc", kind="lower", notation="Omega~",
+        terms={"stat": phi**2 / (mu * n * N), "priv": L * D * sp.Min(1, d / (eps0**2 * n**2 * N * C**4))},
+        conditions=_lower_conditions() + ("mu-smooth f in G_(mu,L,D); the LD factor is L^2/mu for L ~ mu D",),
+        notes="mu-strongly convex smooth f.")
+
+    # Theorem 3.1 -------------------------------------------------------------------------------------
+    add(key="isrl_noniid_cvx_up", theorem="Thm 3.1 (E.1)", equation="(6) [M = N]; (30)", setting="isrl_noniid",
+        loss="smooth_convex", kind="upper",
+        terms={"stat": phi * D / sp.sqrt(n * M),
+               "priv": (beta ** sp.Rational(1, 4) * L * D ** sp.Rational(3, 2) * sp.sqrt(d * lg(1 / delta0))
+                        / (eps0 * n * sp.sqrt(M))) ** sp.Rational(4, 5),
+               "hetero": _hetero(sp.sqrt((N - M) / (N - 1)) * v * L ** sp.Rational(1, 5) * D ** sp.Rational(4, 5)
+                                 / beta ** sp.Rational(1, 5)
+                                 * (sp.sqrt(d * lg(1 / delta0)) / (eps0 * n * M**3)) ** sp.Rational(1, 5))},
+        conditions=_noniid_conditions(),
+        notes="One-Pass Accelerated Noisy MB-SGD (Alg. 1), K = (L/(beta D))^(2/5) n^(3/5) (d ln(1/delta0))^(1/5)"
+              "/(eps0^(2/5) M^(1/5)). (6) is stated with <~ (logs shown), (30) with O~. Section 3 states the gap "
+              "(6)/(4) as O((sqrt(d)/(eps0 n sqrt(N)))^(1/5)); the multiplicative gap is "
+              "(eps0 n sqrt(N)/sqrt(d))^(1/5) (digest 002 §8 #15).")
+    add(key="isrl_noniid_sc_up", theorem="Thm 3.1 (E.1)", equation="(7) [M = N]; (31)", setting="isrl_noniid",
+        loss="smooth_sc", kind="upper",
+        terms={"stat": phi**2 / (n * M) if paper else phi**2 / (mu * n * M),
+               "priv": sp.sqrt(kappa) * L**2 * d * lg(1 / delta0) / (mu * eps0**2 * n**2 * M),
+               "hetero": _hetero(v**2 / (mu * sp.sqrt(kappa) * M) * (N - M) / (N - 1))},
+        conditions=_noniid_conditions() + ("f(.,x) mu-strongly convex, kappa = beta/mu; multi-stage (App. E.1)",),
+        corrections=("eq. (31) first term printed phi^2/(nM) -> phi^2/(mu n M) (eq. (7) and the proof have 1/mu; "
+                     "digest 002 §8 #14)",
+                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (Thm 3.1 eq. (7); digest 002 §8 #4; the printed "
+                     "cell: figure3_table(variant='paper'))"),
+        notes="Multi-stage One-Pass Accelerated Noisy MB-SGD. (7)/(5) = sqrt(kappa).")
+    c2 = _C_NONIID_CVX
+    add(key="isrl_noniid_cvx_lo", theorem="Thm 2.2* (Fig. 3)", equation="Fig. 3 row 3",
+        setting="isrl_noniid", loss="smooth_convex", kind="lower", notation="Omega~",
+        terms={"stat": phi * D / sp.sqrt(N * n),
+               "priv": L * D * sp.Min(1, sp.sqrt(d) / (eps0 * n * (sp.sqrt(N * c2) if paper else sp.sqrt(N) * c2)))},
+        conditions=_lower_conditions(C_sym=c2 ** sp.Rational(1, 2))
+        + ("only for the one-pass algorithm with eps0 = O(1/n) or N = O(1) (Fig. 3 footnote, App. D.3)",),
+        corrections=("Fig. 3 prints sqrt(N C^2) -> sqrt(N)*C^2 (Thm 2.2 with C = sqrt(R), digest 002 §8 #4); "
+                     "privacy term (sqrt(d)/(eps0 n sqrt(N)))^(7/5)",),
+        notes="Thm 2.2 at C^2 = R = (eps0 n sqrt(N)/sqrt(d))^(2/5), the one-pass algorithm's rounds (C >= sqrt(R)).")
+    add(key="isrl_noniid_sc_lo", theorem="Thm 2.2* (Fig. 3)", equation="Fig. 3 row 4",
+        setting="isrl_noniid", loss="smooth_sc", kind="lower", notation="Omega~",
+        terms={"stat": phi**2 / (mu * n * N), "priv": L * D * sp.Min(1, d / (eps0**2 * n**2 * N * kappa))},
+        conditions=_lower_conditions(C_sym=kappa ** sp.Rational(1, 4))
+        + ("only for the one-pass algorithm with eps0 = O(1/n) or N = O(1) (Fig. 3 footnote, App. D.3)",),
+        notes="Thm 2.2 at C^4 = kappa (R ~ sqrt(kappa) rounds, C >= sqrt(R)).")
+
+    # Theorem 4.1 / F.1 / F.2 and F.3 -------------------------------------------------------------------
+    erm_up_cond = _iid_up_conditions()[:3] + (
+        "excess empirical risk, expectation over the algorithm only (no assumption on the data)",)
+    add(key="isrl_erm_cvx_up", theorem="Thm 4.1 (F.1, F.2)", equation="(8); (32), (35)", setting="isrl_erm",
+        loss="convex", kind="upper",
+        terms={"priv": L * D * sp.sqrt(d * lg(1 / delta0)) / (eps0 * n * sp.sqrt(M))},
+        conditions=erm_up_cond,
+        notes="Accelerated Noisy MB-SGD (Alg. 1, with replacement). Girgis et al. (2021) nearly match it for "
+              "M_r = M, with more rounds (Remark F.1).")
+    add(key="isrl_erm_sc_up", theorem="Thm 4.1 (F.1, F.2)", equation="(9); (33), (36)", setting="isrl_erm",
+        loss="sc", kind="upper",
+        terms={"priv": L**2 * d * lg(1 / delta0) / (mu * eps0**2 * n**2 * M)},
+        conditions=erm_up_cond + ("f(.,x) mu-strongly convex",),
+        notes="Multi-stage Accelerated Noisy MB-SGD.")
+    add(key="isrl_erm_cvx_lo", theorem="Thm F.3 ('Thm 4.2' in Fig. 3)", equation="Thm F.3 part 1",
+        setting="isrl_erm", loss="convex", kind="lower", notation="Omega~",
+        terms={"priv": L * D * sp.Min(1, sp.sqrt(d) / (eps0 * n * sp.sqrt(N) * C**2))},
+        conditions=_lower_conditions(erm=True),
+        notes="Linear f; via Thm F.4 (Bassily et al. 2014 CDP ERM).")
+    add(key="isrl_erm_sc_lo", theorem="Thm F.3 ('Thm 4.2' in Fig. 3)", equation="Thm F.3 part 2",
+        setting="isrl_erm", loss="sc", kind="lower", notation="Omega~",
+        terms={"priv": L * D * sp.Min(1, d / (eps0**2 * n**2 * N * C**4))},
+        conditions=_lower_conditions(erm=True),
+        notes="mu-smooth f in G_(mu,L,D).")
+    add(key="wu_erm_sc_up", theorem="Wu et al. (2019)", equation="(digest 002 §4.5)", setting="isrl_erm",
+        loss="sc", kind="upper", notation="O",
+        terms={"priv": kappa * L**2 * d / (mu * n * N * eps0**2)},
+        conditions=("(eps0, 0)-ISRL-DP; their additive eps term is left out",),
+        notes="Prior work; Thm 4.1 part 2 is tighter by ln(1/delta0)/(kappa n) at M = N (digest C34).")
+
+    # Theorem 5.1 / G.1 -------------------------------------------------------------------------------
+    add(key="sdp_iid_cvx_up", theorem="Thm 5.1 (G.1)", equation="(37)", setting="sdp_iid", loss="convex",
+        kind="upper",
+        terms={"stat": L * D / sp.sqrt(n * M), "priv": L * D * sp.sqrt(d * lg(1 / delta)) / (eps * n * N)},
+        conditions=_sdp_iid_conditions(),
+        notes="Shuffled Noisy MB-SGD; the optimal CDP rate at M = N, without a trusted server. The privacy term "
+              "depends on N (all silos), the statistical one on M.")
+    add(key="sdp_iid_sc_up", theorem="Thm 5.1 (G.1)", equation="(38)", setting="sdp_iid", loss="sc",
+        kind="upper",
+        terms={"stat": L**2 / (mu * n * M), "priv": L**2 * d * lg(1 / delta) / (mu * eps**2 * n**2 * N**2)},
+        conditions=_sdp_iid_conditions() + ("f(.,x) mu-strongly convex",),
+        notes="Shuffled Noisy MB-SGD, mu-strongly convex.")
+
+    # Theorem 5.2 / G.2 -------------------------------------------------------------------------------
+    sdp_log_cvx = sp.sqrt(d * lg(d / delta)) if paper else sp.sqrt(d) * lg(d / delta)
+    add(key="sdp_noniid_cvx_up", theorem="Thm 5.2 (G.2)", equation="(10)", setting="sdp_noniid",
+        loss="smooth_convex", kind="upper", notation="lesssim",
+        terms={"stat": phi * D / sp.sqrt(N * n),
+               "priv": (beta ** sp.Rational(1, 4) * L * D ** sp.Rational(3, 2) * sdp_log_cvx / (eps * n * N)) ** sp.Rational(4, 5)},
+        conditions=_sdp_noniid_conditions(False),
+        corrections=("eq. (10) prints sqrt(d ln(d/delta)) -> sqrt(d) ln(d/delta) (Lemma G.1's variance and eq. (39); "
+                     "digest 002 §8 #14)",),
+        notes="SDP One-Pass Accelerated Noisy MB-SGD (Alg. 6), M = N.")
+    add(key="sdp_noniid_sc_up", theorem="Thm 5.2 (G.2)", equation="(11)", setting="sdp_noniid",
+        loss="smooth_sc", kind="upper",
+        terms={"stat": phi**2 / (mu * n * N),
+               "priv": (sp.sqrt(kappa) * L**2 * d * lg(1 / delta) / (eps**2 * n**2 * N**2)) if paper else
+               (sp.sqrt(kappa) * L**2 * d * lg(d / delta) ** 2 / (mu * eps**2 * n**2 * N**2))},
+        conditions=_sdp_noniid_conditions(False) + ("f(.,x) mu-strongly convex, kappa = beta/mu",),
+        corrections=("eq. (11) privacy term lacks the 1/mu of eq. (40) (digest 002 §8 #14)",
+                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; digest 002 §8 #14)",
+                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (digest 002 §8 #4; the printed cell: "
+                     "figure3_table(variant='paper'))"),
+        notes="Multi-stage SDP One-Pass Accelerated Noisy MB-SGD, M = N.")
+    add(key="sdp_noniid_cvx_up_M", theorem="Thm G.2", equation="(39)", setting="sdp_noniid",
+        loss="smooth_convex", kind="upper", notation="O",
+        terms={"stat": phi * D / sp.sqrt(n * M),
+               "priv": (beta ** sp.Rational(1, 4) * L * D ** sp.Rational(3, 2) * sp.sqrt(d) * lg(d / delta)
+                        / (eps * n * M)) ** sp.Rational(4, 5),
+               "hetero": _hetero(sp.sqrt((N - M) / (N - 1)) * v * L ** sp.Rational(1, 5) * D ** sp.Rational(4, 5)
+                                 / beta ** sp.Rational(1, 5)
+                                 * (sp.sqrt(d) * lg(d / delta) / (eps * n * M ** sp.Rational(7, 2))) ** sp.Rational(1, 5))},
+        conditions=_sdp_noniid_conditions(True),
+        notes="General M <= N version of (10), as printed (sqrt(d) ln(d/delta) agrees with Lemma G.1).")
+    add(key="sdp_noniid_sc_up_M", theorem="Thm G.2", equation="(40)", setting="sdp_noniid",
+        loss="smooth_sc", kind="upper",
+        terms={"stat": phi**2 / (n * M) if paper else phi**2 / (mu * n * M),
+               "priv": L**2 * sp.sqrt(kappa) * d * (lg(1 / delta) if paper else lg(d / delta) ** 2)
+               / (mu * eps**2 * n**2 * M**2),
+               "hetero": _hetero(v**2 / (mu * sp.sqrt(kappa) * M) * (N - M) / (N - 1))},
+        conditions=_sdp_noniid_conditions(True) + ("f(.,x) mu-strongly convex, kappa = beta/mu",),
+        corrections=("eq. (40) first term printed phi^2/(nM) -> phi^2/(mu n M) (the omission digest 002 §8 #14 "
+                     "notes for (31))",
+                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; digest 002 §8 #14)"),
+        notes="General M <= N version of (11).")
+
+    # prior work: CDP and LDP ---------------------------------------------------------------------------
+    cdp_eps = eps0 if paper else eps
+    add(key="cdp_cvx_lo", theorem="Bassily et al. (2019) (Thm D.6)", equation="Sec. 2.2; Thm D.6",
+        setting="cdp", loss="convex", kind="lower", notation="Theta",
+        terms={"stat": (phi**2 if paper else phi * D) / sp.sqrt(N * n),
+               "priv": L * D * sp.Min(1, sp.sqrt(d) / (cdp_eps * n * N))},
+        conditions=(_cond(sp.Lt(delta, 1 / (n * N)), "delta = o(1/(nN)) (checked as delta < 1/(nN))"),
+                    "(eps, delta)-CDP on the pooled nN records; matched by Noisy SGD (Bassily et al. 2019)"),
+        corrections=("Sec. 2.2 prints Theta(phi^2/sqrt(Nn) + LD min{1, sqrt(d)/(eps0 nN)}) -> phi D/sqrt(Nn) and the "
+                     "central eps (Thm D.6; digest 002 §8 #13)",),
+        notes="Central DP rate Fig. 3 uses as the SDP lower bound. ISRL-DP iid = this at eps = eps0/sqrt(N).")
+    add(key="cdp_sc_lo", theorem="Bassily et al. (2019) (Thm D.6)", equation="Thm D.6",
+        setting="cdp", loss="sc", kind="lower", notation="Theta",
+        terms={"stat": phi**2 / (mu * N * n), "priv": L**2 / mu * sp.Min(1, d / (eps**2 * n**2 * N**2))},
+        conditions=(_cond(sp.Lt(delta, 1 / (n * N)), "delta = o(1/(nN)) (checked as delta < 1/(nN))"),
+                    _cond(sp.Ge(L, mu * D), "L >= mu D"),
+                    "(eps, delta)-CDP; mu-smooth f with L ~ mu D"),
+        notes="Central DP strongly convex rate.")
+    add(key="ldp_cvx_lo", theorem="Duchi et al. (2013)", equation="Sec. 2.2", setting="ldp", loss="convex",
+        kind="lower", notation="Theta",
+        terms={"priv": L * D * sp.Min(1, sp.sqrt(d) / (eps0 * sp.sqrt(N)))},
+        conditions=("n = 1 record per silo (ISRL-DP = LDP); Thm 2.2 extends it to compositional fully interactive "
+                    "algorithms",),
+        notes="Local DP rate: Thm 2.2 at n = 1.")
+
+    # App. D.3.5 cross-device ---------------------------------------------------------------------------
+    add(key="cross_device_cvx_up", theorem="App. D.3.5", equation="(28)", setting="user_isrl", loss="convex",
+        kind="upper",
+        terms={"stat": L * D / sp.sqrt(N * n), "priv": L * D * sp.sqrt(d * lg(n / delta)) / (eps * sp.sqrt(N))},
+        conditions=(_cond(sp.Le(eps, 1), "eps <= 1"), _cond(sp.Lt(delta, 1), "delta < 1"),
+                    _cond(sp.Eq(M, N), "M = N"),
+                    "Alg. 2 at eps0 = eps/n, delta0 = delta/(4n): (eps0, delta0)-ISRL-DP and (eps, delta)-user-level DP; "
+                    "i.i.d. silos"),
+        notes="Independent of n up to the log; matching lower bound: Thm 2.2 at n = 1.")
+
+    # Theorem H.1 (unbalanced) ----------------------------------------------------------------------
+    unb = (_cond(sp.Le(Xi, xi_max), "Xi <= xi_max"), _cond(sp.Le(Mp, M), "M' <= M (1/M' >= 1/M, Remark H.1)"),
+           _cond(sp.Le(M, N), "M <= N"),
+           "eps_i <= 2 ln(2/delta_i), delta_i in (0,1) for every silo; xi_i = ln(2.5R/delta_i) ln(2/delta_i)/(n_i eps_i)^2 "
+           "carries the logs (logs='none' keeps them)",
+           "Alg. 7: sigma_i^2 = 256 L^2 R ln(2.5R/delta_i) ln(2/delta_i)/(n_i^2 eps_i^2), K_i >= eps_i n_i/(4 sqrt(2R ln(2/delta_i)))")
+    add(key="unbalanced_cvx_up", theorem="Thm H.1", equation="Thm H.1 part 1", setting="unbalanced",
+        loss="convex", kind="upper", notation="lesssim",
+        terms={"stat": L * D / sp.sqrt(n_min * M), "priv": L * D * sp.sqrt(d * sp.Min(Xi / Mp, xi_max / M))},
+        conditions=unb,
+        corrections=("Thm H.1 prints K_i >= eps_i n/...: -> eps_i n_i (digest 002 §8 #8; calibration only)",),
+        notes="Balanced data and equal budgets recover Thm 2.1 (Remark H.1).")
+    add(key="unbalanced_sc_up", theorem="Thm H.1", equation="(41)", setting="unbalanced", loss="sc",
+        kind="upper",
+        terms={"stat": L**2 / (mu * M * n_min), "priv": L**2 / mu * d * sp.Min(Xi / Mp, xi_max / M)},
+        conditions=unb + ("f(.,x) mu-strongly convex",),
+        notes="Balanced data and equal budgets recover Thm 2.1 (Remark H.1).")
+    return r
+
+
+@functools.lru_cache(maxsize=None)
+def _registry(logs: str, variant: str) -> dict[str, Rate]:
+    return _build_rates(logs, variant)
+
+
+def rates(logs: str = "paper", variant: str = "corrected") -> dict[str, Rate]:
+    r"""The registry: registry key -> :class:`Rate` (a fresh dict; the Rate objects are immutable)."""
+    return dict(_registry(_check_logs(logs), check_variant(variant)))
+
+
+def _lookup(table: Mapping, key: str, what: str):
+    if key not in table:
+        raise ValueError(f"unknown {what} key {key!r}; the keys are {sorted(table)}")
+    return table[key]
+
+
+def rate(key: str, logs: str = "paper", variant: str = "corrected") -> Rate:
+    r"""One rate by registry key (:func:`rates` lists them), with the log factors as printed
+    (``logs="paper"``) or dropped (``"none"``), corrected (default) or as printed (``variant="paper"``)."""
+    return _lookup(_registry(_check_logs(logs), check_variant(variant)), key, "rate")
+
+
+# -- round complexities -----------------------------------------------------------------------------------
+def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
+    lg = _lg_factory(logs)
+    paper = variant == "paper"
+    out: dict[str, RoundComplexity] = {}
+
+    def add(**kw):
+        kw.setdefault("logs", logs)
+        kw.setdefault("variant", variant)
+        out[kw["key"]] = RoundComplexity(**kw)
+
+    isrl_priv = (_cond(sp.Le(eps0, 2 * sp.log(2 / delta0, evaluate=False))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
+    mnm = sp.Min(n * M, eps0**2 * n**2 * M / d)
+    add(key="isrl_iid_cvx_smooth", theorem="Thm 2.1 (D.1)", equation="Thm D.1",
+        rounds=beta * D * sp.sqrt(M) / L * sp.Min(sp.sqrt(n), eps0 * n / sp.sqrt(d)) + mnm,
+        conditions=isrl_priv + ("beta-smooth f",), notes="Noisy MB-SGD, smooth convex.")
+    add(key="isrl_iid_cvx", theorem="Thm 2.1 (D.2)", equation="Thm D.2", rounds=2 * mnm, conditions=isrl_priv,
+        notes="Non-smooth convex: the smooth R at the Moreau parameter smoothing_beta('isrl_iid_cvx').")
+    add(key="isrl_iid_sc_smooth", theorem="Thm 2.1 (D.1)", equation="Thm D.1",
+        rounds=sp.Max(2 * kappa * lg(beta * D**2 * mu * M * eps0**2 * n**2 / (d * L**2)),
+                      sp.Min(M * n, M * eps0**2 * n**2 / d)),
+        conditions=isrl_priv + ("beta-smooth, mu-strongly convex f, kappa = beta/mu",),
+        notes="With logs='none' the ln of the first argument is dropped.")
+    add(key="isrl_iid_sc", theorem="Thm 2.1 (D.2)", equation="Thm D.2", rounds=mnm, notation="O~",
+        constants_hidden=True, conditions=isrl_priv,
+        notes="Non-smooth strongly convex: 2 kappa ln(.) at beta = smoothing_beta('isrl_iid_sc').")
+    onepass = (_cond(sp.Le(eps0, 8 * sp.log(1 / delta0, evaluate=False))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
+    add(key="isrl_noniid_cvx", theorem="Thm 3.1 (E.1)", equation="R = n/K",
+        rounds=(beta * D / L) ** sp.Rational(2, 5) * n ** sp.Rational(2, 5) * eps0 ** sp.Rational(2, 5)
+        * M ** sp.Rational(1, 5) / (d * lg(1 / delta0)) ** sp.Rational(1, 5),
+        conditions=onepass, notes="One pass: K = (L/(beta D))^(2/5) n^(3/5) (d ln(1/delta0))^(1/5)/(eps0^(2/5) M^(1/5)); "
+                                  "at Fig. 3's conventions R = C^2.")
+    add(key="isrl_noniid_sc", theorem="Thm 3.1 (E.1)", equation="R = n/K",
+        rounds=sp.sqrt(kappa) * lg(mu * Delta * sp.Min(eps0**2 * n**2 * M / (L**2 * d * lg(1 / delta0)), n * M / phi**2)),
+        conditions=onepass, notes="Multi-stage, K = n/(sqrt(kappa) ln(.)); with logs='none' R = sqrt(kappa).")
+    ind = _indicator(M * K < n * N)
+    erm_tail = ind * eps0**2 * n**2 / (K * d * lg(1 / delta0))
+    smooth_first = (sp.sqrt(beta * D / L) * sp.sqrt(M) * eps0 * n / sp.sqrt(d * lg(1 / delta0))) ** sp.Rational(1, 2) \
+        if paper else ((beta * D / L) * sp.sqrt(M) * eps0 * n / sp.sqrt(d * lg(1 / delta0))) ** sp.Rational(1, 2)
+    add(key="isrl_erm_cvx_smooth", theorem="Thm 4.1 (F.1)", equation="Thm F.1", rounds=sp.Max(smooth_first, erm_tail),
+        conditions=isrl_priv + ("beta-smooth f",),
+        corrections=("Thm F.1 prints (sqrt(beta D/L) sqrt(M) eps0 n/sqrt(d ln))^(1/2) -> ((beta D/L) sqrt(M) eps0 n/"
+                     "sqrt(d ln))^(1/2) (balancing beta D^2/R^2; digest 002 §8 #7)",))
+    nonsmooth_first = sp.sqrt(M * eps0 * n) / sp.sqrt(d * lg(1 / delta0)) if paper else \
+        sp.sqrt(M) * eps0 * n / sp.sqrt(d * lg(1 / delta0))
+    f2_corr = ("Thm F.2 prints sqrt(M eps0 n)/sqrt(d ln(1/delta0)) -> sqrt(M) eps0 n/sqrt(d ln(1/delta0)) (Remark F.1's "
+               "speed-up factor; digest 002 §8 #6)",)
+    add(key="isrl_erm_cvx", theorem="Thm 4.1 (F.2)", equation="Thm F.2", rounds=sp.Max(nonsmooth_first, erm_tail),
+        conditions=isrl_priv, corrections=f2_corr,
+        notes="Non-smooth convex ERM; K = n and M = N: R = sqrt(N) eps0 n/sqrt(d ln(1/delta0)).")
+    add(key="isrl_erm_sc_smooth", theorem="Thm 4.1 (F.1)", equation="Thm F.1 part 2",
+        rounds=sp.Max(sp.sqrt(beta / mu) * lg(Delta * mu * M * eps0**2 * n**2 / (L**2 * d)), erm_tail),
+        conditions=isrl_priv + ("beta-smooth, mu-strongly convex f",))
+    add(key="isrl_erm_sc", theorem="Thm 4.1 (F.2)", equation="Thm F.2 part 2", rounds=sp.Max(nonsmooth_first, erm_tail),
+        notation="O~", constants_hidden=True, conditions=isrl_priv, corrections=f2_corr)
+    add(key="girgis_erm_cvx", theorem="Girgis et al. (2021) (Remark F.1)", equation="Remark F.1",
+        rounds=eps0**2 * n**2 * M / d, notation="Omega~", constants_hidden=True,
+        notes="Prior work; Alg. 1 is faster by min(sqrt(M) eps0 n/sqrt(d), MK).")
+    sdp_cond = (_cond(sp.Le(eps, sp.log(2 / delta, evaluate=False))), _cond(sp.Lt(delta, 1), "delta < 1"))
+    sdp_min = sp.Min(n, eps**2 * n**2 * N**2 / (d * M)) if paper else sp.Min(n * M, eps**2 * n**2 * N**2 / d)
+    sdp_corr = ("Thm G.1 prints min{n, eps^2 n^2 N^2/(dM)} -> min{nM, eps^2 n^2 N^2/d} by analogy with Thm D.1 "
+                "(digest 002 §8 #21, suspected)",)
+    add(key="sdp_iid_cvx", theorem="Thm 5.1 (G.1)", equation="Thm G.1",
+        rounds=sp.Max(n**2 * N**2 * eps**2 / M, N / M, sdp_min,
+                      beta * D / L * sp.Min(sp.sqrt(n * M), eps * n * N / sp.sqrt(d))),
+        conditions=sdp_cond, corrections=sdp_corr,
+        notes="The floor n^2 N^2 eps^2/M (forcing the per-report eps_hat0 <~ 1) is impractically large (digest §8 #21).")
+    add(key="sdp_iid_sc", theorem="Thm 5.1 (G.1)", equation="Thm G.1",
+        rounds=sp.Max(n**2 * N**2 * eps**2 / M, N / M,
+                      8 * beta / mu * lg(beta * D**2 * mu * eps**2 * n**2 * N**2 / (d * L**2)), sdp_min),
+        conditions=sdp_cond, corrections=sdp_corr)
+    e_, dl_ = (eps0, delta0) if paper else (eps, delta)
+    add(key="sdp_noniid_cvx", theorem="Thm 5.2 (G.2)", equation="R = n/K",
+        rounds=(beta * D / L) ** sp.Rational(2, 5) * n ** sp.Rational(2, 5) * e_ ** sp.Rational(2, 5)
+        * M ** sp.Rational(2, 5) / (d * lg(d / dl_) ** 2) ** sp.Rational(1, 5),
+        conditions=(_cond(sp.Le(eps, 15), "eps <= 15"), _cond(sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2")),
+        corrections=("Thm G.2's proof writes K with eps0, delta0 -> eps, delta (digest 002 §8 #10)",),
+        notes="One pass, K = (L/(beta D))^(2/5) n^(3/5) (d ln^2(d/delta))^(1/5)/(eps^(2/5) M^(2/5)).")
+    add(key="sdp_noniid_sc", theorem="Thm 5.2 (G.2)", equation="R = n/K",
+        rounds=sp.sqrt(kappa) * lg(mu * Delta * sp.Min(eps**2 * n**2 * M**2 / (L**2 * d * lg(1 / delta)), n * M / phi**2)),
+        conditions=(_cond(sp.Le(eps, 15), "eps <= 15"), _cond(sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2")),
+        notes="Multi-stage; with logs='none' R = sqrt(kappa).")
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _round_registry(logs: str, variant: str) -> dict[str, RoundComplexity]:
+    return _build_rounds(logs, variant)
+
+
+def round_complexities(logs: str = "paper", variant: str = "corrected") -> dict[str, RoundComplexity]:
+    r"""Every round complexity: key -> :class:`RoundComplexity` (digest 002 §3, end of §4.10, C17, C18)."""
+    return dict(_round_registry(_check_logs(logs), check_variant(variant)))
+
+
+def rounds(key: str, logs: str = "paper", variant: str = "corrected") -> RoundComplexity:
+    r"""One round complexity by key (:func:`round_complexities` lists them)."""
+    return _lookup(_round_registry(_check_logs(logs), check_variant(variant)), key, "round-complexity")
+
+
+def smoothing_beta(key: str, logs: str = "paper") -> sp.Expr:
+    r"""The Moreau-smoothing parameter ``β`` the non-smooth proofs choose (digest 002 §3.1, §3.3):
+
+    ``"isrl_iid_cvx"``: ``(L√M/D)·min{√n, ε0 n/√d}`` (solves ``L²/β`` = the rate); ``"isrl_iid_sc"``:
+    ``μM/(1/n + d ln(1/δ0)/(ε0²n²))``; ``"isrl_erm_cvx"``: ``ε0 n √M L/(√d D)`` (Thm F.2, printed
+    ``ε0 n√(ML)/√(dD)``, digest §8 #6); ``"isrl_erm_sc"``: ``μ M ε0² n²/d``.
+    """
+    lg = _lg_factory(_check_logs(logs))
+    table = {
+        "isrl_iid_cvx": L * sp.sqrt(M) / D * sp.Min(sp.sqrt(n), eps0 * n / sp.sqrt(d)),
+        "isrl_iid_sc": mu * M / (1 / n + d * lg(1 / delta0) / (eps0**2 * n**2)),
+        "isrl_erm_cvx": eps0 * n * sp.sqrt(M) * L / (sp.sqrt(d) * D),
+        "isrl_erm_sc": mu * M * eps0**2 * n**2 / d,
+    }
+    return _lookup(table, key, "smoothing")
+
+
+# -- crossovers -------------------------------------------------------------------------------------------
+def _as_rate(key_or_rate, logs, variant) -> _Formula:
+    if isinstance(key_or_rate, _Formula):
+        return key_or_rate
+    return rate(key_or_rate, logs=logs, variant=variant)
+
+
+def _side(r: _Formula, side) -> sp.Expr:
+    if isinstance(side, str):
+        return sp.sympify(r._terms()[r._term_name(side)])
+    return sp.sympify(side)
+
+
+def crossover(key, a="stat", b="priv", *, solve_for="d", logs: str = "paper", variant: str = "corrected", **params):
+    r"""Where two terms of a rate are equal, solved for one parameter (e.g. the dimension below which
+    "privacy is free").
+
+    ``a``/``b`` are term names or sympy expressions/numbers (e.g. ``L*D``, the trivial bound). Work is on
+    the non-trivial branch of each ``min{1, ·}``. Without ``params``: the positive symbolic solution; with
+    values for every other symbol: a float (the smallest crossing in ``(1e-300, 1e300)``). Raises
+    :class:`ValueError` when the terms never cross or when values are missing.
+    """
+    r = _as_rate(key, logs, variant)
+    x = _symbol(solve_for)
+    A, B = _branch(_side(r, a)), _branch(_side(r, b))
+    if x not in (A.free_symbols | B.free_symbols):
+        raise ValueError(f"solve_for={solve_for!r} appears in neither side of the crossover of {r.key}")
+    if not params:
+        sols = [s for s in sp.solve(sp.Eq(A, B), x) if s.is_positive is not False]
+        if not sols:
+            raise ValueError(f"no positive solution of {sp.sstr(A)} = {sp.sstr(B)} for {solve_for}")
+        return sp.simplify(sols[0]) if len(sols) == 1 else [sp.simplify(s) for s in sols]
+    if solve_for in params:
+        raise ValueError(f"solve_for={solve_for!r} must not be given a value")
+    values = _check_values(params)
+    A, B = A.subs(values), B.subs(values)
+    extra = sorted(s.name for s in (A.free_symbols | B.free_symbols) - {x})
+    if extra:
+        raise ValueError(f"missing value(s) for {extra} to locate the crossover of {r.key}")
+    fa = sp.lambdify(x, A, modules="numpy")
+    fb = sp.lambdify(x, B, modules="numpy")
+
+    def h(t):
+        with np.errstate(all="ignore"):
+            xa = np.exp(t)
+            return np.log(np.asarray(fa(xa), float) * np.ones_like(xa)) - np.log(np.asarray(fb(xa), float) * np.ones_like(xa))
+
+    grid = np.linspace(-690.0, 690.0, 13801)
+    vals = h(grid)
+    ok = np.isfinite(vals)
+    sign = np.sign(vals)
+    idx = np.nonzero(ok[:-1] & ok[1:] & (sign[:-1] * sign[1:] <= 0))[0]
+    if idx.size == 0:
+        raise ValueError(f"{a!r} and {b!r} of {r.key} never cross for {solve_for} in (1e-300, 1e300) at {params}")
+    i = idx[0]
+    if vals[i] == 0:
+        return float(np.exp(grid[i]))
+    t = optimize.brentq(lambda s: float(h(np.array([s]))[0]), grid[i], grid[i + 1], xtol=1e-14, rtol=1e-15)
+    return float(np.exp(t))
+
+
+def dominant_term(key, *, logs: str = "paper", variant: str = "corrected", **params) -> str:
+    r"""Name of the largest term of a rate (key or :class:`Rate`) at ``params``."""
+    return _as_rate(key, logs, variant).evaluate(**params).dominant
+
+
+# -- Figure 3 ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Figure3Row:
+    r"""One row of Fig. 3: upper/lower bound (by term), references, rounds, corrections, values at a point."""
+
+    problem: str
+    loss: str
+    upper: sp.Expr
+    lower: sp.Expr
+    upper_terms: Mapping[str, sp.Expr]
+    lower_terms: Mapping[str, sp.Expr]
+    upper_ref: str
+    lower_ref: str
+    upper_key: str
+    lower_key: str
+    rounds: sp.Expr
+    rounds_ref: str
+    prior_rounds: sp.Expr | None = None
+    prior_rounds_ref: str = ""
+    corrections: tuple[str, ...] = ()
+    values: Mapping[str, float] | None = None
+
+
+_FIG3_SPEC = (  # problem, loss, upper key, upper ref, lower key, lower ref, rounds key, prior rounds key
+    ("ISRL-DP i.i.d. SCO", "Convex", "isrl_iid_cvx_up", "Thm 2.1", "isrl_iid_cvx_lo", "Thm 2.2", "isrl_iid_cvx", None),
+    ("ISRL-DP i.i.d. SCO", "Strongly convex", "isrl_iid_sc_up", "Thm 2.1", "isrl_iid_sc_lo", "Thm 2.2", "isrl_iid_sc", None),
+    ("ISRL-DP non-i.i.d. SCO", "Smooth convex", "isrl_noniid_cvx_up", "Thm 3.1", "isrl_noniid_cvx_lo", "Thm 2.2*",
+     "isrl_noniid_cvx", None),
+    ("ISRL-DP non-i.i.d. SCO", "Smooth strongly convex", "isrl_noniid_sc_up", "Thm 3.1", "isrl_noniid_sc_lo", "Thm 2.2*",
+     "isrl_noniid_sc", None),
+    ("ISRL-DP ERM", "Convex", "isrl_erm_cvx_up", "Girgis et al. 2021 + Thm 4.1", "isrl_erm_cvx_lo", "Thm 4.2 (= Thm F.3)",
+     "isrl_erm_cvx", "girgis_erm_cvx"),
+    ("ISRL-DP ERM", "Strongly convex", "isrl_erm_sc_up", "Thm 4.1", "isrl_erm_sc_lo", "Thm 4.2 (= Thm F.3)",
+     "isrl_erm_sc", None),
+    ("SDP i.i.d. SCO", "Convex", "sdp_iid_cvx_up", "Thm 5.1", "cdp_cvx_lo", "Bassily et al. 2019", "sdp_iid_cvx", None),
+    ("SDP i.i.d. SCO", "Strongly convex", "sdp_iid_sc_up", "Thm 5.1", "cdp_sc_lo", "Bassily et al. 2019", "sdp_iid_sc", None),
+    ("SDP non-i.i.d. SCO", "Smooth convex", "sdp_noniid_cvx_up", "Thm 5.2", "cdp_cvx_lo", "Bassily et al. 2019",
+     "sdp_noniid_cvx", None),
+    ("SDP non-i.i.d. SCO", "Smooth strongly convex", "sdp_noniid_sc_up", "Thm 5.2", "cdp_sc_lo", "Bassily et al. 2019",
+     "sdp_noniid_sc", None),
+)
+
+# Fig. 3's printed typos: (row index, 'upper'|'lower', term, printed expression, correction text)
+_FIG3_PRINTED = (
+    (2, "lower", "priv", sp.sqrt(d) / (eps0 * n * sp.sqrt(N * _C_NONIID_CVX)),
+     "lower bound printed sqrt(d)/(eps0 n sqrt(N C^2)) -> sqrt(d)/(eps0 n sqrt(N) C^2) (digest 002 §8 #4)"),
+    (3, "upper", "priv", sp.sqrt(kappa * d) / (eps0**2 * n**2 * N),
+     "upper bound printed sqrt(kappa d)/(eps0^2 n^2 N) -> sqrt(kappa) d/(eps0^2 n^2 N) (Thm 3.1 eq. (7); digest 002 §8 #4)"),
+    (9, "upper", "priv", sp.sqrt(kappa * d) / (eps**2 * n**2 * N**2),
+     "upper bound printed sqrt(kappa d)/(eps^2 n^2 N^2) -> sqrt(kappa) d/(eps^2 n^2 N^2) (Thm 5.2 eq. (11); digest 002 §8 #4)"),
+)
+
+
+def _fig_terms(r: Rate, C_one: bool) -> dict[str, sp.Expr]:
+    subs = dict(FIGURE3_CONVENTIONS)
+    if C_one:
+        subs[C] = 1
+    out = {k: _branch(sp.sympify(e).subs(subs)) for k, e in r.terms.items()}
+    return {k: e for k, e in out.items() if e != 0}
+
+
+class Figure3Table:
+    r"""Fig. 3 of seed 002 rebuilt from the registry: a sequence of :class:`Figure3Row` with
+    :meth:`render_markdown`."""
+
+    def __init__(self, rows, params, logs, variant):
+        self.rows = tuple(rows)
+        self.params = params
+        self.logs = logs
+        self.variant = variant
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def render_markdown(self) -> str:
+        r"""The table as GitHub markdown: cells, references, rounds, corrected cells marked † with footnotes."""
+        head = ("FL problem", "Loss", "Excess-risk upper bound", "Excess-risk lower bound", "Rounds R (ours)",
+                "Rounds R (prior)")
+        cols = list(head)
+        if self.params is not None:
+            cols += ["upper @ point", "lower @ point", "R @ point"]
+        lines = [
+            f"### Seed 002, Figure 3 (M = N, L = D = mu = phi = beta = 1, logs {'omitted' if self.logs == 'none' else 'as printed'}; "
+            f"{'corrected' if self.variant == 'corrected' else 'as printed'})",
+            "",
+            "| " + " | ".join(cols) + " |",
+            "|" + "---|" * len(cols),
+        ]
+        notes: list[str] = []
+        for row in self.rows:
+            marks = []
+            for c in row.corrections:
+                notes.append(c)
+                marks.append(f"†{len(notes)}")
+            up_mark = "".join(m for m, c in zip(marks, row.corrections) if c.startswith("upper")) if marks else ""
+            lo_mark = "".join(m for m, c in zip(marks, row.corrections) if c.startswith("lower")) if marks else ""
+            cells = [
+                row.problem, row.loss,
+                f"{_pretty_sum(row.upper_terms)} ({row.upper_ref}){up_mark}",
+                f"{_pretty_sum(row.lower_terms)} ({row.lower_ref}){lo_mark}",
+                f"{_pretty(row.rounds)} ({row.rounds_ref})",
+                f"{_pretty(row.prior_rounds)} ({row.prior_rounds_ref})" if row.prior_rounds is not None else "—",
+            ]
+            if self.params is not None:
+                vals = row.values or {}
+                cells += [_fmt_num(vals.get("upper", math.nan)), _fmt_num(vals.get("lower", math.nan)),
+                          _fmt_num(vals.get("rounds", math.nan))]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append("C² := (ε0 n √N/√d)^(2/5) (= R of the one-pass algorithm); non-i.i.d. lower bounds (Thm 2.2*) "
+                     "only apply if ε0 = O(1/n) or N = O(1) (App. D.3). Lower bounds shown on the non-trivial branch "
+                     "of LD·min{1, ·}. Rounds at K = n, Δ = 1.")
+        if self.params is not None:
+            pts = ", ".join(f"{k} = {_fmt_num(float(v))}" for k, v in self.params.items())
+            lines.append(f"Values at {pts}.")
+        if notes:
+            lines += ["", "Corrections (digest 002 §8):", ""]
+            lines += [f"- †{i}: {c}" for i, c in enumerate(notes, 1)]
+        return "\n".join(lines) + "\n"
+
+
+_PRETTY = (("**", "^"), ("eps0", "ε0"), ("eps", "ε"), ("delta0", "δ0"), ("delta", "δ"), ("kappa", "κ"),
+           ("sqrt", "√"), ("*", "·"), ("Min", "min"), ("Max", "max"), ("log", "ln"))
+
+
+def _pretty(expr) -> str:
+    if expr is None:
+        return "—"
+    s = sp.sstr(expr)
+    for a, b in _PRETTY:
+        s = s.replace(a, b)
+    return s
+
+
+def _pretty_sum(terms: Mapping[str, sp.Expr]) -> str:
+    return " + ".join(_pretty(terms[k]) for k in TERMS if k in terms)
+
+
+def figure3_table(params: Mapping | None = None, logs: str = "none", variant: str = "corrected") -> Figure3Table:
+    r"""Fig. 3 (rates and round complexity against prior work) rebuilt from the registry at Fig. 3's
+    conventions (:data:`FIGURE3_CONVENTIONS`; ``C = 1`` in the i.i.d. and ERM lower bounds).
+
+    ``variant="paper"`` shows the three cells Fig. 3 prints wrongly (``√(κd)`` twice, ``√(NC²)``) as
+    printed; every row lists the corrections its corrected cells apply. With ``params`` (values for ``n``,
+    ``N``, ``d``, ``eps0``, ``eps``, ``delta0``, ``delta``, ``kappa`` as needed) each row carries the values of
+    its cells.
+    """
+    _check_logs(logs)
+    check_variant(variant)
+    values = _check_values(params) if params is not None else None
+    reg, rnd = _registry(logs, "corrected"), _round_registry(logs, "corrected")
+    rows = []
+    for i, (prob, loss, uk, uref, lk, lref, rk, pk) in enumerate(_FIG3_SPEC):
+        up = _fig_terms(reg[uk], C_one=True)
+        lo = _fig_terms(reg[lk], C_one=True)
+        corr = []
+        for j, side, term, printed, text in _FIG3_PRINTED:
+            if j != i:
+                continue
+            corr.append(text)
+            if variant == "paper":
+                (up if side == "upper" else lo)[term] = printed
+        rr = rnd[rk].rounds.subs(FIGURE3_CONVENTIONS)
+        pr = rnd[pk].rounds.subs(FIGURE3_CONVENTIONS) if pk else None
+        vals = None
+        if values is not None:
+            def ev(e):
+                e = sp.sympify(e)
+                missing = sorted(s.name for s in e.free_symbols if s not in values)
+                if missing:
+                    raise ValueError(f"figure3_table params miss {missing} for row {prob} / {loss}")
+                return _num(_branch(e, values), values)
+            vals = {"upper": ev(sp.Add(*up.values())), "lower": ev(sp.Add(*lo.values())), "rounds": ev(rr)}
+            if pr is not None:
+                vals["prior_rounds"] = ev(pr)
+        rows.append(Figure3Row(prob, loss, sp.Add(*up.values()), sp.Add(*lo.values()), types.MappingProxyType(up),
+                               types.MappingProxyType(lo), uref, lref, uk, lk, rr, rnd[rk].theorem, pr,
+                               rnd[pk].theorem if pk else "", tuple(corr),
+                               types.MappingProxyType(vals) if vals is not None else None))
+    return Figure3Table(rows, dict(params) if params is not None else None, logs, variant)

@@ -1,0 +1,304 @@
+"""Seed 002 (ISRL-DP FL): calibrations, schedules, exact identities, and what the calibrations spend.
+
+Golden values are digest 002 §6 (claims C1–C4, C19–C23, C25, C27, C30, C32, C35), computed there independently;
+tolerances are half a unit of the last printed digit unless stated.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dptheory.accounting import zcdp_to_epsilon
+from dptheory.isrl import calibration as cal
+from dptheory.proactive.exact import gdp_epsilon
+
+D6 = 1e-6
+
+
+def _half_unit(x: float, digits: int) -> float:
+    """Half a unit in the last of ``digits`` significant digits of ``x``."""
+    return 0.5 * 10 ** (math.floor(math.log10(abs(x))) - digits + 1)
+
+
+def assert_digits(value, printed, digits):
+    assert abs(value - printed) <= _half_unit(printed, digits), (value, printed)
+
+
+# --- Alg. 2 / Thm D.1 ----------------------------------------------------------------------------------------
+
+def test_C1_sigma2_noisy_mbsgd_values_and_scaling():
+    assert_digits(cal.sigma2_noisy_mbsgd(1, 1000, 1000, 1.0, D6), 80.374, 5)
+    assert_digits(cal.sigma2_noisy_mbsgd(1, 100, 1000, 1.0, D6), 7.1822, 5)
+    base = cal.sigma2_noisy_mbsgd(1.3, 500, 1000, 0.7, D6)
+    assert cal.sigma2_noisy_mbsgd(1.3, 500, 2000, 0.7, D6) == pytest.approx(base / 4, rel=1e-13)
+    assert cal.sigma2_noisy_mbsgd(1.3, 500, 1000, 1.4, D6) == pytest.approx(base / 4, rel=1e-13)
+    assert cal.sigma2_noisy_mbsgd(2.6, 500, 1000, 0.7, D6) == pytest.approx(4 * base, rel=1e-13)
+
+
+@given(st.floats(0.1, 10), st.integers(1, 10**5), st.integers(10, 10**5), st.floats(0.01, 5), st.floats(1e-12, 0.1),
+       st.floats(0, 1))
+def test_C1_closed_form_equals_the_proof_chain_for_every_admissible_K(L, R, n, eps0, delta0, u):
+    """The σ² rebuilt step by step (budget → subsampling → classic Gaussian) equals Thm D.1's closed form, for any K."""
+    kmin = cal.min_batch_size(eps0, n, R, delta0)
+    if kmin > n:
+        return
+    K = kmin + u * (n - kmin)
+    chain = cal.calibration_chain(L, R, n, K, eps0, delta0)
+    assert chain.sigma2 == pytest.approx(cal.sigma2_noisy_mbsgd(L, R, n, eps0, delta0), rel=1e-11)
+    assert chain.eps_sample <= 1.0 and chain.sensitivity == pytest.approx(2 * L / K)
+    assert chain.delta_total == pytest.approx(delta0, rel=1e-12)
+    assert chain.eps_total <= eps0
+
+
+def test_C2_min_batch_size():
+    k = cal.min_batch_size(1.0, 1000, 1000, D6)
+    assert_digits(k, 1.4676, 5)
+    assert math.ceil(k) == 2
+    k = cal.min_batch_size(1.0, 1000, 2e5, D6)
+    assert_digits(k, 0.1038, 4)
+    assert max(1, math.ceil(k)) == 1
+
+
+@pytest.mark.parametrize("R, printed", [(1000, 0.50863), (10, 0.50874), (1e5, 0.50862)])
+def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
+    eps_t, delta_t = cal.per_round_budget(1.0, D6, R)
+    eps, delta = cal.advanced_composition(eps_t, delta_t, R, D6 / 2)
+    assert_digits(eps, printed, 5)
+    assert delta == pytest.approx(D6, rel=1e-12)
+    # the first term is exactly ε0/2; the rest is R ε̃(e^ε̃ − 1) ≈ ε0²/(8 ln(2/δ0))
+    assert eps - 0.5 == pytest.approx(1 / (8 * math.log(2 / D6)), rel=0.02)
+
+
+def test_C4_onepass_sigma2_and_its_zcdp_spend():
+    assert_digits(cal.sigma2_onepass(1, 100, 1.0, D6), 0.044924, 5)
+    zc = cal.spent_by_onepass(1.0, D6, "zcdp")
+    assert_digits(zc.eps, 0.50046, 5)
+    assert_digits(8 * math.log(1 / D6), 110.52, 5)
+    rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
+    assert_digits(zcdp_to_epsilon(rho(120), D6, method="bun_steinke"), 123.63, 5)
+    # the range is sufficient, not sharp: at its edge the conversion is still below ε0 (ln 1.25/δ0 > ln 1/δ0)
+    edge = 8 * math.log(1 / D6)
+    assert zcdp_to_epsilon(rho(edge), D6, method="bun_steinke") < edge
+    assert zcdp_to_epsilon(rho(113.3), D6, method="bun_steinke") > 113.3
+
+
+def test_onepass_exact_spend_is_below_the_zcdp_route():
+    gdp, opt, bs = (cal.spent_by_onepass(1.0, D6, m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
+    assert gdp < opt < bs <= 1.0
+    mu = 1.0 / math.sqrt(8 * math.log(1.25 / D6))
+    assert gdp == pytest.approx(gdp_epsilon(mu, D6), rel=1e-12)
+    assert gdp == pytest.approx(0.37298, abs=5e-6)
+
+
+# --- what Alg. 2's calibration spends ------------------------------------------------------------------------
+
+def test_spend_exact_accountants_certify_far_less_than_eps0():
+    res = {a: cal.spent_by_calibration(1, 1000, 1000, 1.0, D6, accountant=a) for a in ("pld", "rdp_wor", "advanced")}
+    for r in res.values():
+        assert r.certified and r.eps <= r.eps0 and r.delta == D6
+        assert r.settings["K"] == 2  # ⌈K_min⌉
+    assert res["advanced"].ratio == pytest.approx(0.50863, abs=5e-6)
+    # exact accountants: PLD (Poisson, replace-one) ≈ 0.023 ε0; RDP (fixed batch w/o replacement) ≈ 0.055 ε0
+    assert 0.015 < res["pld"].ratio < 0.035
+    assert 0.03 < res["rdp_wor"].ratio < 0.08
+    assert res["pld"].eps < res["rdp_wor"].eps < res["advanced"].eps
+    print({a: round(r.ratio, 5) for a, r in res.items()})
+
+
+def test_spend_pld_convention_matches_gdp_at_full_batch():
+    """At K = n (q = 1) the PLD route is R Gaussians of sensitivity 2L/K: GDP μ = √R·(2L/K)/σ exactly (eq. (64))."""
+    L, R, n, eps0 = 1.0, 20, 50, 1.0
+    r = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="pld")
+    mu = math.sqrt(R) / r.settings["noise_multiplier"]
+    exact = gdp_epsilon(mu, D6)
+    assert exact <= r.eps <= exact * 1.002 + 1e-5  # pessimistic discretisation: an upper bound, tight
+    rdp = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="rdp_wor")
+    assert exact <= rdp.eps <= 1.5 * exact  # RDP: a looser upper bound of the same Gaussian
+
+
+def test_spend_is_nearly_independent_of_K():
+    """σ² does not depend on K, and q/z = 2L/(nσ) is K-free: the PLD spend barely moves with K."""
+    e = [cal.spent_by_calibration(1, 200, 1000, 1.0, D6, K=K).eps for K in (4, 40)]
+    assert e[1] == pytest.approx(e[0], rel=0.05)
+
+
+# --- silo sampling, participation (C22, C23) -----------------------------------------------------------------
+
+@pytest.mark.parametrize("N, M, printed", [(10, 3, 0.259259), (100, 10, 0.090909), (10, 10, 0.0), (2, 1, 1.0)])
+def test_C22_silo_sampling_factor(N, M, printed):
+    assert cal.silo_sampling_factor(N, M) == pytest.approx(printed, abs=5e-7)
+
+
+@pytest.mark.parametrize("N, M", [(2, 1), (7, 3), (10, 3), (12, 6), (12, 12), (5, 1)])
+def test_C22_identity_by_exhaustive_enumeration(N, M):
+    y = np.random.default_rng(N * 100 + M).normal(size=(N, 4)) * np.arange(1, 5)
+    lhs, rhs = cal.silo_sampling_variance_exact(y, M)
+    assert lhs == pytest.approx(rhs, rel=1e-12, abs=1e-14)
+
+
+def test_C22_identity_by_sampling():
+    y = np.random.default_rng(3).standard_t(5, size=(30, 3))
+    mean, se, pred = cal.silo_sampling_variance_mc(y, 7, trials=100_000, seed=1)
+    assert abs(mean - pred) < 4 * se
+    assert se < 0.01 * pred
+
+
+def test_C23_harmonic_participation():
+    assert_digits(cal.harmonic_M(range(1, 11)), 3.4142, 5)
+    assert_digits(cal.M_prime(range(1, 11)), 2.5402, 5)
+    assert cal.harmonic_M({5: 1.0}) == 5 and cal.M_prime([5]) == pytest.approx(5)
+    assert cal.M_prime(range(1, 11)) <= cal.harmonic_M(range(1, 11))
+    # Monte Carlo: E‖ū_r‖² = dσ²/M for M_r ~ Unif{1..10}
+    rng = np.random.default_rng(0)
+    d, sigma2, trials = 4, 2.0, 200_000
+    m = rng.integers(1, 11, size=trials)
+    u_bar = rng.normal(size=(trials, d)) * np.sqrt(sigma2 / m)[:, None]  # mean of m i.i.d. N(0, σ²I)
+    vals = np.sum(u_bar**2, axis=1)
+    assert abs(vals.mean() - d * sigma2 / cal.harmonic_M(range(1, 11))) < 4 * vals.std() / math.sqrt(trials)
+
+
+# --- one-pass batch sizes, multi-stage schedule (C19–C21) -----------------------------------------------------
+
+def test_C19_onepass_convex():
+    K = cal.onepass_batch_convex(1, 1, 1, 1000, 100, 1.0, D6, 100)
+    assert_digits(K, 106.68, 5)
+    assert_digits(1000 / K, 9.374, 4)
+    assert_digits(cal.sigma2_onepass(1, K, 1.0, D6), 0.039476, 5)
+
+
+def test_C20_onepass_sc():
+    n, M, d = 1e4, 10, 10
+    assert min(n**2 * M / (d * math.log(1 / D6)), n * M) == pytest.approx(1e5)  # the nM/φ² branch
+    K = cal.onepass_batch_sc(n, 100, 1, 1, 1.0, M, 1, d, D6, 1)
+    assert_digits(K, 86.859, 5)
+    assert_digits(n / K, 115.13, 5)
+    assert_digits(cal.sigma2_onepass(1, K, 1.0, D6), 0.059545, 5)
+
+
+def test_C21_multi_stage_printed_vs_corrected():
+    cor = cal.multi_stage_schedule(10, 1, 1, 1, 5)
+    pap = cal.multi_stage_schedule(10, 1, 1, 1, 5, nu_form="paper")
+    assert [s.R for s in cor] == [s.R for s in pap] == [171, 342, 683, 1366, 2731]
+    assert sum(s.R for s in cor) == 5293
+    assert [s.nu for s in pap] == [20.0] * 5  # = 2β: the printed ν_k never leaves its floor
+    for s, printed in zip(cor, (1302.3, 5186.7, 20656.3, 82534.8, 329777.0)):
+        assert abs(s.nu - printed) <= 0.05  # printed to one decimal
+    # the corrected ν_k grows ~ 2^{2k}: roughly ×4 per stage
+    assert all(3.9 < b.nu / a.nu < 4.1 for a, b in zip(cor, cor[1:]))
+    alpha, eta = cal.acsa_steps(cor[0].R, cor[0].nu)
+    assert alpha[0] == 1.0 and eta[0] == pytest.approx(2 * cor[0].nu)
+
+
+# --- Thm D.1 schedules, Moreau smoothing --------------------------------------------------------------------
+
+def test_thm_d1_schedules_at_P1():
+    beta = cal.moreau_beta_convex(1, 1, 100, 1000, 100, 1.0)
+    assert beta == pytest.approx(316.2278, abs=1e-4)
+    s = cal.noisy_mbsgd_convex_schedule(1, 1, beta, 100, 1000, 100, 1.0)
+    assert s.R == pytest.approx(2 * min(1000 * 100, 1000**2 * 100 / 100), rel=1e-12)  # = 2e5: Thm D.2
+    assert s.eta <= 1 / beta
+    sc = cal.noisy_mbsgd_sc_schedule(1, 1, 1, 1, 100, 1000, 100, 1.0, D6)
+    assert sc.R == pytest.approx(1e5)
+    assert sc.eta <= 0.5 and sc.weights.sum() == pytest.approx(1.0) and np.all(np.diff(sc.weights) > 0)
+
+
+# --- shuffling, compositionality, conversions (C25, C30, C26) -----------------------------------------------
+
+@pytest.mark.parametrize("args, printed", [((0.1, 10, 1e4, 1e-6), 0.025473), ((0.01, 100, 1e4, 1e-6), 2.5788e-3),
+                                           ((0.1, 10, 1e6, 1e-6), 2.5670e-3), ((0.001, 1000, 1e6, 1e-8), 2.9361e-5)])
+def test_C25_shuffle_amplification_eq21(args, printed):
+    assert_digits(cal.shuffle_amplification_round(*args)[0], printed, 5)
+
+
+def test_C25_validity_and_clone_lemma():
+    assert_digits(cal.shuffle_amplification_validity(10, 1e4, 1e-6), 0.37630, 5)
+    with pytest.raises(ValueError, match=r"eps0_r .*0\.376.*got 0\.4"):
+        cal.shuffle_amplification_round(0.4, 10, 1e4, 1e-6)
+    assert_digits(cal.clone_lemma_epsilon(1.0, 1e4, 1e-6), 0.27210, 5)
+    assert_digits(cal.clone_lemma_epsilon(0.5, 1e4, 1e-6), 0.36653, 5)
+    eps, delta = cal.shuffle_amplification_round(0.1, 10, 1e4, 1e-6, delta0_r=1e-12)
+    assert delta == pytest.approx(1e-6 + 2 * 1e4 * 10 * math.exp(0.9) * 1e-12)
+
+
+def test_C30_compositionality():
+    assert cal.compositionality_constant([1.0] * 18, 1.0) == pytest.approx(4.243, abs=5e-4)
+    eps_t, _ = cal.per_round_budget(1.0, D6, 1000)
+    assert cal.compositionality_constant([eps_t] * 1000, 1.0) == pytest.approx(0.0928, abs=5e-5)
+    assert cal.compositionality_constant([1.0] * 9, 1.0) == pytest.approx(3.0)  # one-pass: √R
+
+
+def test_user_level_conversions_round_trip():
+    e0, d0 = cal.user_to_isrl(1.0, D6, 100)
+    assert (e0, d0) == pytest.approx((0.01, 2.5e-9))
+    e, d = cal.isrl_to_user_level(e0, d0, 100)
+    assert e == pytest.approx(1.0) and d <= D6
+
+
+# --- unbalanced (C27), shuffled (C32), experiments (C35) -------------------------------------------------------
+
+def test_C27_unbalanced():
+    x = cal.xi([100, 200, 400, 800], 1.0, D6, 100)
+    for v, printed in zip(x, (2.8055e-2, 7.0138e-3, 1.7535e-3, 4.3836e-4)):
+        assert_digits(v, printed, 5)
+    ratio = cal.Xi(x, [4]) / x.max()
+    assert_digits(ratio, 0.33203, 5)
+    assert_digits(math.sqrt(ratio), 0.576, 3)
+    v = range(1, 5)
+    assert_digits(cal.harmonic_M(v), 1.92, 3)
+    assert_digits(cal.M_prime(v), 1.6762, 5)
+    assert_digits(cal.Xi(x, v), 0.018248, 5)
+    assert_digits(cal.Xi(x, v) / cal.M_prime(v), 0.010886, 5)
+    assert_digits(x.max() / cal.harmonic_M(v), 0.014612, 5)
+    assert cal.unbalanced_privacy_factor(x, v) == pytest.approx(cal.Xi(x, v) / cal.M_prime(v))
+    s2 = cal.sigma2_unbalanced(1, 100, [100, 200, 400, 800], 1.0, D6)
+    assert s2[0] == pytest.approx(cal.sigma2_noisy_mbsgd(1, 100, 100, 1.0, D6), rel=1e-13)
+
+
+def test_C32_shuffled_vs_isrl_noise():
+    n, N, M, eps = 1000, 100, 100, 0.1
+    R = n**2 * N**2 * eps**2 / M
+    assert R == pytest.approx(1e6)
+    assert_digits(cal.sigma2_shuffled(1, R, M, n, N, eps, D6), 1.2306e4, 5)
+    assert_digits(cal.sigma2_noisy_mbsgd(1, R, n, eps * N / math.sqrt(M), D6), 1.0603e5, 5)
+    assert cal.shuffled_participation_floor(R, M, N, D6) > M  # Thm 5.1's M-condition fails at this setting
+
+
+@pytest.mark.parametrize("eps, K, K_digits, s2", [(1.0, 104.63, 5, 2.6020e-3), (0.75, 90.61, 4, 4.6257e-3),
+                                                  (18, 443.91, 5, 8.0308e-6)])
+def test_C35_experiment_calibration(eps, K, K_digits, s2):
+    n, R, delta = 1238, 35, 1238**-2
+    assert_digits(cal.batch_size_experiment(n, eps, R), K, K_digits)
+    assert_digits(cal.sigma2_experiment(1, R, n, eps, delta), s2, 5)
+
+
+def test_C35_local_sgd():
+    K = cal.batch_size_experiment(1238, 1.0, 35)
+    assert_digits(cal.sigma2_local_sgd(1, 35, K, 1238, 1.0, 1238**-2), 0.27224, 5)
+
+
+# --- bad inputs -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: cal.sigma2_noisy_mbsgd(1, 100, 1000, 40.0, D6), r"eps0 must lie in \(0, 29\.0.*2 ln\(2/delta0\).*got 40"),
+    (lambda: cal.sigma2_onepass(1, 10, 120.0, D6), r"eps0 must lie in \(0, 110\.5.*8 ln\(1/delta0\).*got 120"),
+    (lambda: cal.silo_sampling_factor(5, 6), r"M must lie in \(0, 5\].*got 6"),
+    (lambda: cal.spent_by_calibration(1, 10, 1000, 1.0, D6, K=5), r"K must lie in \[14\.67.*K_min.*got 5"),
+    (lambda: cal.calibration_chain(1, 10, 1000, 5, 1.0, D6), r"K must lie in \[14\.67.*got 5"),
+    (lambda: cal.sigma2_noisy_mbsgd(0, 100, 1000, 1.0, D6), r"L must lie in \(0, inf\).*got 0"),
+    (lambda: cal.sigma2_noisy_mbsgd(1, -1, 1000, 1.0, D6), r"R must lie in \(0, inf\).*got -1"),
+    (lambda: cal.sigma2_noisy_mbsgd(1, 100, 1000, 1.0, 1.0), r"delta0 must lie in \(0, 1\).*got 1"),
+    (lambda: cal.sigma2_onepass(1, 10, 1.0, 0.0), r"delta0 must lie in \(0, 1\).*got 0"),
+    (lambda: cal.sigma2_shuffled(1, 10, 11, 100, 10, 0.5, D6), r"M must lie in \(0, 10\].*got 11"),
+    (lambda: cal.harmonic_M([1, 2], [0.5, 0.6]), r"probs must sum to 1"),
+    (lambda: cal.multi_stage_schedule(10, 1, 1, 1, 3, nu_form="numerator"), r"nu_form must be one of"),
+    (lambda: cal.spent_by_calibration(1, 10, 1000, 1.0, D6, accountant="moments"), r"accountant must be one of"),
+    (lambda: cal.user_to_isrl(2.0, D6, 10), r"eps must lie in \(0, 1\].*got 2"),
+    (lambda: cal.xi([10, 20], [1.0, 40.0], D6, 10), r"eps_i must lie in .*eps_i\[1\] = 40"),
+    (lambda: cal.clone_lemma_epsilon(1e-4, 1e4, D6), r"p must lie in \[0\.02"),
+])
+def test_bad_inputs_name_the_condition_and_value(call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call()
