@@ -147,3 +147,49 @@ def test_bench_proactive_pld_calibration_baseline(benchmark):
     q, T = 26.067 / 10_000, 1918
     sigma = benchmark.pedantic(lambda: dpt.proactive.calibrate_sigma(0.05, 1e-4, q, T), rounds=3, iterations=1)
     assert dpt.proactive.exact_epsilon(sigma, q, T, 1e-4).eps == pytest.approx(0.05, rel=1e-5)
+
+
+def _time_min(fn, rounds: int = 3) -> float:
+    import time
+
+    best = math.inf
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.benchmark(group="seed 002: Noisy ISRL-DP MB-SGD, 32 seeds x 10 silos x K=16 x d=10, R=300")
+def test_bench_isrl_noisy_mbsgd_against_raw_random_numbers(benchmark):
+    """seed·silo·record·coordinate updates per second, as a ratio to drawing the same random numbers alone."""
+    from dptheory import isrl
+
+    S, N, n, d, K, R = 32, 10, 8000, 10, 16, 300 if benchmark.enabled else 20
+    problem = isrl.SCQuadratic(d=d, radius=2.0)
+    s2 = isrl.sigma2_noisy_mbsgd(problem.L, R, n, 1.0, 1e-6)
+    sch = isrl.sc_schedule(problem, R=R, sigma2=s2, M=N)
+    res = benchmark.pedantic(lambda: isrl.noisy_mbsgd(problem, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=S, seed=1),
+                             rounds=3, iterations=1)
+    assert np.isfinite(res.mean)
+    if not benchmark.enabled:
+        return
+    raw = _time_min(lambda: isrl.raw_random_numbers(seeds=S, N=N, n=n, d=d, K=K, R=R))
+    sim = benchmark.stats.stats.min
+    benchmark.extra_info["ratio_to_raw_rng"] = raw / sim
+    print(f"\nnoisy MB-SGD: {S * N * R * K * d / sim / 1e6:.1f} M updates/s, ratio to raw RNG {raw / sim:.2f}")
+
+
+@pytest.mark.benchmark(group="seed 001: Monte-Carlo delta(eps), Table 9 (T=1918), 2^16 paths per direction")
+def test_bench_proactive_mc_delta_against_raw_normals(benchmark):
+    """Importance-sampled δ(ε) against drawing its T·n standard normals (two directions share them)."""
+    T, n = (1918, 2**16) if benchmark.enabled else (50, 2**10)
+    res = benchmark.pedantic(lambda: dpt.proactive.mc_delta(19.29962, 26.067 / 1e4, T, 0.0105, n_samples=n),
+                             rounds=3, iterations=1)
+    assert res.lo <= res.estimate <= res.hi
+    if not benchmark.enabled:
+        return
+    rng = np.random.default_rng(0)
+    raw = _time_min(lambda: [rng.standard_normal(size=(64, n)) for _ in range(0, T, 64)])
+    benchmark.extra_info["ratio_to_raw_rng"] = raw / benchmark.stats.stats.min
+    print(f"\nMC delta: {benchmark.stats.stats.min:.2f} s, ratio to raw normals {raw / benchmark.stats.stats.min:.2f}")

@@ -69,7 +69,7 @@ from dptheory.isrl.calibration import (
     sigma2_onepass,
     silo_sampling_factor,
 )
-from dptheory.isrl.problems import HardLinear, LogisticRegression, SCQuadratic, random_signs
+from dptheory.isrl.problems import HardLinear, LogisticRegression, SCQuadratic
 from dptheory.isrl.simulation import (
     coupled_stability,
     convex_schedule,
@@ -79,6 +79,7 @@ from dptheory.isrl.simulation import (
     noisy_mbsgd,
     quadratic_expected_excess,
     quadratic_expected_stability,
+    raw_random_numbers,
     sc_schedule,
     silo_sampling_mc,
 )
@@ -391,15 +392,8 @@ def _throughput(quick: bool) -> tuple[Claim, dict]:
     noisy_mbsgd(problem, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=S, seed=1)
     t_sim = time.perf_counter() - t0
     bk = get_backend()
-    xp = bk.xp
-    rng = bk.rng(12345)
     t0 = time.perf_counter()
-    random_signs(rng, (S, N, n, d), xp)
-    B = 100
-    for _ in range(0, R, B):
-        rng.random(size=(B, S, N))            # participation keys
-        rng.random(size=(B, S, N, K))         # record indices
-        rng.standard_normal(size=(B, S, N, d))  # per-silo noise
+    raw_random_numbers(seeds=S, N=N, n=n, d=d, K=K, R=R)
     t_raw = time.perf_counter() - t0
     work = S * N * R * K * d
     info = dict(t_sim=t_sim, t_raw=t_raw, ratio=t_sim / t_raw, throughput=work / t_sim, backend=bk.name)

@@ -73,6 +73,7 @@ __all__ = [
     "ISRLResult", "StabilityResult", "SlopeFit", "sc_schedule", "convex_schedule",
     "noisy_mbsgd", "accelerated_noisy_mbsgd", "multistage_accelerated", "local_sgd", "coupled_stability",
     "quadratic_expected_excess", "quadratic_expected_stability", "silo_sampling_mc", "fit_loglog_slope",
+    "raw_random_numbers",
 ]
 
 _BLOCK_ELEMENTS = 1 << 21  # random numbers drawn per block of rounds (memory bound; a function of sizes only)
@@ -569,3 +570,22 @@ def fit_loglog_slope(x, per_seed, *, n_boot: int = 2000, level: float = 0.95, se
         boot[b0:b0 + idx.shape[0]] = c @ np.log(means)
     lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
     return SlopeFit(round(slope, 12), float(lo), float(hi), level, n_boot)
+
+
+def raw_random_numbers(*, seeds: int, N: int, n: int, d: int, K: int, R: int, backend: str | None = None,
+                       block: int = 100) -> None:
+    """Draw as many random numbers as :func:`noisy_mbsgd` does, and nothing else: the throughput baseline.
+
+    The data signs ``(seeds, N, n, d)``, then per round the participation keys ``(seeds, N)``, the record
+    indices ``(seeds, N, K)`` and the per-silo noise ``(seeds, N, d)``, in blocks of ``block`` rounds.
+    """
+    from .problems import random_signs  # noqa: PLC0415
+
+    bk = get_backend(backend)
+    rng = bk.rng(12345)
+    random_signs(rng, (seeds, N, n, d), bk.xp)
+    for r0 in range(0, R, block):
+        b = min(block, R - r0)
+        rng.random(size=(b, seeds, N))
+        rng.random(size=(b, seeds, N, K))
+        rng.standard_normal(size=(b, seeds, N, d))
