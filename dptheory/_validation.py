@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-__all__ = ["check_real", "check_in_interval", "check_positive_array", "check_privacy", "check_variant", "VARIANTS"]
+__all__ = ["check_real", "check_in_interval", "check_int", "check_positive_array", "check_privacy", "check_variant", "VARIANTS"]
 
 #: ``variant=`` values wherever a paper's printed form is kept beside the corrected one.
 VARIANTS = ("corrected", "paper")
@@ -51,6 +51,15 @@ def check_in_interval(
             f"{name} must lie in {_fmt_interval(lo, hi, lo_closed, hi_closed)}{reason}, got {x:g}"
         )
     return x
+
+
+def check_int(name: str, value, lo: int, hi: float = math.inf, *, why: str = "") -> int:
+    """Return ``value`` as an int if it is a whole number in ``[lo, hi]``, else raise naming ``name`` and the range."""
+    x = check_in_interval(name, value, lo, hi, lo_closed=True, hi_closed=math.isfinite(hi), why=why)
+    if x != int(x):
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, True, math.isfinite(hi))}{reason}, got {value!r}")
+    return int(x)
 
 
 def check_positive_array(name: str, values) -> np.ndarray:

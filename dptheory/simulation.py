@@ -28,9 +28,16 @@ from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_corr
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .streaming import StreamingToeplitzNoise
 
-__all__ = ["SimulationResult", "simulate", "default_taps"]
+__all__ = ["SimulationResult", "simulate", "default_taps", "t_interval"]
 
 _MAX_TAPS = 1 << 14
+
+
+def t_interval(mean, stderr, n: int, level: float = 0.95):
+    """Student-t confidence interval ``mean ± t_{n−1}·stderr`` of a mean over ``n`` independent replicates
+    (elementwise for arrays)."""
+    q = stats.t.ppf(0.5 + level / 2, df=max(1, n - 1))
+    return mean - q * stderr, mean + q * stderr
 
 
 @dataclass(frozen=True)
@@ -45,8 +52,7 @@ class SimulationResult:
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """Student-t confidence interval across chains."""
-        q = stats.t.ppf(0.5 + level / 2, df=max(1, self.chain_means.size - 1))
-        return self.mean - q * self.stderr, self.mean + q * self.stderr
+        return t_interval(self.mean, self.stderr, self.chain_means.size, level)
 
     def __repr__(self) -> str:
         lo, hi = self.interval()

@@ -19,11 +19,10 @@ import os
 
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.special import ndtr
 
 from dptheory.claims import Claim, save_figure
 from dptheory.proactive import closed_form as cf
-from dptheory.proactive.exact import exact_epsilon, exact_minimal_T, gdp_mu
+from dptheory.proactive.exact import exact_epsilon, exact_minimal_T, gdp_mu, mu_clt
 
 PAPER = "seed 001"
 SIGMA, N, K_EPOCHS = 19.29962, 10_000, 5  # Table 9
@@ -59,14 +58,11 @@ def _tightness_row(args) -> dict:
     return row
 
 
-def _tau_inv(sigma: float) -> float:
-    """eq. (65): ``τ⁻¹ = √2·√(e^{σ⁻²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)``."""
-    return math.sqrt(2.0) * math.sqrt(math.exp(sigma**-2) * ndtr(1.5 / sigma) + 3.0 * ndtr(-0.5 / sigma) - 2.0)
-
-
 def clt_T_over_T_asym(eps: float, delta: float) -> float:
-    """``T_true/T_asym`` by the CLT with σ from eq. (6): μ = (k/√T)τ⁻¹ = μ*(ε, δ) gives ``2ε τ⁻²/μ*²`` (independent of k)."""
-    return 2.0 * eps * _tau_inv(cf.sigma_from_eps(eps, delta)) ** 2 / gdp_mu(eps, delta) ** 2
+    """``T_true/T_asym`` by the CLT with σ from eq. (6): μ = (k/√T)τ⁻¹ = μ*(ε, δ) gives ``2ε τ⁻²/μ*²`` (independent of k;
+    ``τ⁻¹`` of eq. (65) is ``mu_clt`` at ``q = T = 1``)."""
+    tau_inv = mu_clt(cf.sigma_from_eps(eps, delta), 1.0, 1, "uniform")
+    return 2.0 * eps * tau_inv**2 / gdp_mu(eps, delta) ** 2
 
 
 def _map(executor, fn, items):

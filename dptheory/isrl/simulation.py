@@ -64,8 +64,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .._validation import check_in_interval
+from .._validation import check_in_interval, check_int
 from ..backend import get_backend
+from ..simulation import t_interval
 from .calibration import Schedule, Stage, acsa_steps, harmonic_M, silo_sampling_factor, stich_schedule
 from .problems import SCQuadratic, project_ball
 
@@ -82,20 +83,13 @@ _BLOCK_ELEMENTS = 1 << 21  # random numbers drawn per block of rounds (memory bo
 # ---------------------------------------------------------------------------------------------------------
 # argument checks
 # ---------------------------------------------------------------------------------------------------------
-def _int(name: str, value, lo: int = 1) -> int:
-    x = check_in_interval(name, value, lo, math.inf, lo_closed=True)
-    if x != int(x):
-        raise ValueError(f"{name} must be an integer >= {lo}, got {x:g}")
-    return int(x)
-
-
 def _participation(N: int, M, M_pmf) -> tuple[float, np.ndarray | None, int | None]:
     """``(harmonic M, pmf or None, fixed M or None)``; ``M`` and ``M_pmf`` are exclusive, default ``M = N``."""
     if M is not None and M_pmf is not None:
         raise ValueError("give at most one of M (fixed participation) and M_pmf (random M_r)")
     if M_pmf is None:
         M = N if M is None else M
-        M = _int("M", M)
+        M = check_int("M", M, 1)
         if M > N:
             raise ValueError(f"M must lie in [1, N] = [1, {N}] (silos available per round), got {M}")
         return float(M), None, M
@@ -115,7 +109,7 @@ def _check_sigma2(sigma2) -> float:
 def _rounds(schedule: Schedule) -> tuple[int, np.ndarray, np.ndarray]:
     """``(R, η_r, γ_r/Γ_R)`` of a :class:`~dptheory.isrl.calibration.Schedule` (``R`` rounded up to run)."""
     R = schedule.weights.size if schedule.weights is not None else math.ceil(schedule.R)
-    R = _int("R", R)
+    R = check_int("R", R, 1)
     eta = np.full(R, float(schedule.eta))
     w = np.full(R, 1.0 / R) if schedule.weights is None else np.asarray(schedule.weights, float)
     return R, eta, w / w.sum()
@@ -130,7 +124,7 @@ def sc_schedule(problem, *, R: int, sigma2: float, M: float, r0: float | None = 
 
 def convex_schedule(*, R: int, eta: float) -> Schedule:
     """Constant ``η`` and uniform weights ``γ_r = 1/R`` (Thm D.1, convex) at a given ``R``."""
-    R = _int("R", R)
+    R = check_int("R", R, 1)
     eta = check_in_interval("eta", eta, 0.0)
     return Schedule(float(R), eta, None, f"constant eta, gamma_r = 1/R (R = {R})")
 
@@ -155,8 +149,7 @@ class ISRLResult:
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """Student-t confidence interval for the mean across seeds."""
-        q = stats.t.ppf(0.5 + level / 2, df=max(1, self.per_seed.size - 1))
-        return self.mean - q * self.stderr, self.mean + q * self.stderr
+        return t_interval(self.mean, self.stderr, self.per_seed.size, level)
 
     def __repr__(self) -> str:
         lo, hi = self.interval()
@@ -205,7 +198,7 @@ def _indices(rng, n: int, shape, xp):
 def _streams(bk, seed: int):
     """Two generators of one run: data from ``rng(2·seed)``, the algorithm's randomness (participation,
     indices, noise) from ``rng(2·seed + 1)`` — so runs that differ only in the data size share the latter."""
-    seed = _int("seed", seed, 0)
+    seed = check_int("seed", seed, 0)
     return bk.rng(2 * seed), bk.rng(2 * seed + 1)
 
 
@@ -256,7 +249,7 @@ def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0
 
 
 def _check_common(problem, N, n, K, sigma2, seeds):
-    N, n, K, seeds = _int("N", N), _int("n", n), _int("K", K), _int("seeds", seeds, 2)
+    N, n, K, seeds = check_int("N", N, 1), check_int("n", n, 1), check_int("K", K, 1), check_int("seeds", seeds, 2)
     problem.check_silos(N)
     return N, n, K, _check_sigma2(sigma2), seeds
 
@@ -313,8 +306,7 @@ class StabilityResult:
         return float(self.final.std(ddof=1) / math.sqrt(self.final.size))
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        q = stats.t.ppf(0.5 + level / 2, df=max(1, self.final.size - 1))
-        return self.mean - q * self.stderr, self.mean + q * self.stderr
+        return t_interval(self.mean, self.stderr, self.final.size, level)
 
 
 def coupled_stability(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Schedule, M: int | None = None,
@@ -434,7 +426,7 @@ def local_sgd(problem, *, N: int, n: int, R: int, K: int, sigma2: float, eta: fl
     projects onto ``W`` (App. I does not project; ``W`` is large enough here that this rarely acts). Output
     ``w_R``. The App. I calibration is ``σ² = 8L²RK ln(1/δ0)/(ε0²n²)``."""
     N, n, K, sigma2, seeds = _check_common(problem, N, n, K, sigma2, seeds)
-    R = _int("R", R)
+    R = check_int("R", R, 1)
     M_h, pmf, M_fixed = _participation(N, M, M_pmf)
     _check_eta(problem, np.array([float(eta)]))
     bk = get_backend(backend)
@@ -517,7 +509,7 @@ def silo_sampling_mc(y, *, M: int | None = None, M_pmf=None, trials: int = 100_0
         raise ValueError(f"y must be an (N, d) array, got shape {y.shape}")
     N = y.shape[0]
     _, pmf, M_fixed = _participation(N, M, M_pmf)
-    trials = _int("trials", trials, 2)
+    trials = check_int("trials", trials, 2)
     bk = get_backend(backend)
     xp = bk.xp
     rng = bk.rng(seed)

@@ -35,12 +35,6 @@ __all__ = ["CalculatorResult", "calculator", "Phase", "phase_parameters", "phase
 SIGMA_RULES = ("eq6", "legacy")
 
 
-def _check_reading(gamma: str) -> str:
-    if gamma not in cf.GAMMA_READINGS:
-        raise ValueError(f"gamma must be one of {cf.GAMMA_READINGS}, got {gamma!r}")
-    return gamma
-
-
 @dataclass(frozen=True)
 class CalculatorResult:
     """Output of the App. D.4 calculator: the two ``(s, T)`` pairs of step 7 and Thm 3.1's conditions."""
@@ -122,7 +116,7 @@ def calculator(sigma, N, k, theta=1.0, gamma: str = "paper", *, delta=None, vari
     delta = 1.0 / N if delta is None else check_in_interval("delta", delta, 0.0, 1.0)
     theta = check_in_interval("theta", theta, 1.0, lo_closed=True, why="theta = s_max/s_bar >= 1")
     k = check_in_interval("k", k, 0.0)
-    reading = _check_reading(gamma)
+    reading = cf.check_reading(gamma)
     check_variant(variant)
     eps = cf.eps_from_sigma(sigma, delta)
     g = cf.gamma(sigma, eps / k, reading, variant)
@@ -168,7 +162,7 @@ def phase_parameters(s, K_j, N, eps_target, *, previous=(), sigma_j=None, delta=
     """
     if sigma_rule not in SIGMA_RULES:
         raise ValueError(f"sigma_rule must be one of {SIGMA_RULES}, got {sigma_rule!r}")
-    reading = _check_reading(gamma)
+    reading = cf.check_reading(gamma)
     N = check_in_interval("N", N, 1.0)
     delta = 1.0 / N if delta is None else check_in_interval("delta", delta, 0.0, 1.0)
     s = int(check_in_interval("s", s, 1.0, N, lo_closed=True, hi_closed=True))

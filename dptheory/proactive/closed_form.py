@@ -48,6 +48,7 @@ __all__ = [
     "gamma_linear",
     "gamma",
     "GAMMA_READINGS",
+    "check_reading",
     "T_min",
     "T_min_asym",
     "s_max",
@@ -188,11 +189,16 @@ def gamma_min(sigma, x, variant: str = "corrected") -> float:
     return brentq(f, lo, hi, xtol=1e-14, rtol=1e-15)
 
 
-def gamma(sigma, x, reading: str = "paper", variant: str = "corrected") -> float:
-    """``γ`` of eq. (55) under a reading: ``"paper"`` (one step, the calculators) or ``"min"`` (smallest root)."""
+def check_reading(reading: str) -> str:
+    """``reading`` if it is one of :data:`GAMMA_READINGS`, else raise listing them (the argument is ``gamma=``)."""
     if reading not in GAMMA_READINGS:
         raise ValueError(f"gamma must be one of {GAMMA_READINGS}, got {reading!r}")
-    return (gamma_one_step if reading == "paper" else gamma_min)(sigma, x, variant)
+    return reading
+
+
+def gamma(sigma, x, reading: str = "paper", variant: str = "corrected") -> float:
+    """``γ`` of eq. (55) under a reading: ``"paper"`` (one step, the calculators) or ``"min"`` (smallest root)."""
+    return (gamma_one_step if check_reading(reading) == "paper" else gamma_min)(sigma, x, variant)
 
 
 def gamma_linear(sigma, abar) -> float:

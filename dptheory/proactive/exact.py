@@ -45,7 +45,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-from .._validation import check_in_interval
+from .._validation import check_in_interval, check_int
 
 __all__ = [
     "ACCOUNTANTS",
@@ -202,11 +202,8 @@ def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discre
         raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
     sigma = check_in_interval("sigma", sigma, 0.0)
     q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
-    T = check_in_interval("T", T, 1.0, lo_closed=True)
-    if accountant != "clt":
-        if T != int(T):
-            raise ValueError(f"T must be a whole number of rounds for accountant={accountant!r}, got {T:g}")
-        T = int(T)
+    T = (check_in_interval("T", T, 1.0, lo_closed=True) if accountant == "clt"
+         else check_int("T", T, 1, why=f"a whole number of rounds for accountant={accountant!r}"))
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     sampling, neighbouring, certified = _MODELS[accountant]
     interval = None

@@ -82,7 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from .._validation import check_in_interval
+from .._validation import check_in_interval, check_int
 from ..backend import get_backend
 from .exact import gdp_epsilon, mu_clt
 
@@ -205,23 +205,16 @@ class MonteCarloEpsilon:
 # --------------------------------------------------------------------------------------------------
 
 
-def _check_int(name: str, value, lo: int) -> int:
-    x = check_in_interval(name, value, lo, math.inf, lo_closed=True)
-    if x != int(x):
-        raise ValueError(f"{name} must be an integer in [{lo}, inf), got {value!r}")
-    return int(x)
-
-
 def _check_model(sigma, q, T) -> tuple[float, float, int]:
     sigma = check_in_interval("sigma", sigma, 0.0)
     q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
-    return sigma, q, _check_int("T", T, 1)
+    return sigma, q, check_int("T", T, 1)
 
 
 def _check_run(n_samples, level, chunk, T) -> tuple[int, float, int]:
-    n_samples = _check_int("n_samples", n_samples, 2)
+    n_samples = check_int("n_samples", n_samples, 2)
     level = check_in_interval("level", level, 0.0, 1.0)
-    chunk = _default_chunk(n_samples, T) if chunk is None else _check_int("chunk", chunk, 1)
+    chunk = _default_chunk(n_samples, T) if chunk is None else check_int("chunk", chunk, 1)
     return n_samples, level, chunk
 
 

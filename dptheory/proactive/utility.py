@@ -65,8 +65,9 @@ import array_api_compat
 import numpy as np
 from scipy import special, stats
 
-from .._validation import check_in_interval, check_positive_array
+from .._validation import check_in_interval, check_int, check_positive_array
 from ..backend import get_backend
+from ..simulation import t_interval
 
 __all__ = [
     "Dataset",
@@ -83,13 +84,6 @@ __all__ = [
 
 #: ``Φ⁻¹(0.9)``: the class separation whose Bayes accuracy is 90%.
 DEFAULT_MARGIN = float(stats.norm.ppf(0.9))
-
-
-def _check_int(name: str, value, lo: int, hi: float = math.inf) -> int:
-    x = check_in_interval(name, value, lo, hi, lo_closed=True, hi_closed=True)
-    if x != int(x):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi:g}], got {value!r}")
-    return int(x)
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,9 +119,9 @@ def synthetic_classification(n_train: int, n_test: int, d: int, *, margin: float
     >>> synthetic_classification(100, 50, 3, seed=0)
     Dataset(n_train=100, n_test=50, d=3, bayes_accuracy=0.9)
     """
-    n_train = _check_int("n_train", n_train, 1)
-    n_test = _check_int("n_test", n_test, 1)
-    d = _check_int("d", d, 1)
+    n_train = check_int("n_train", n_train, 1)
+    n_test = check_int("n_test", n_test, 1)
+    d = check_int("d", d, 1)
     margin = check_in_interval("margin", margin, 0.0)
     rng = np.random.default_rng(seed)
     u = rng.standard_normal(d)
@@ -169,8 +163,8 @@ def final_round_step(K: int, s: int, *, eta0: float = 0.1, beta: float = 0.001, 
     >>> round(final_round_step(50_000, 26), 7)       # seed 001, Table 3: 0.1/(1 + 0.001·1922·26)
     0.0019619
     """
-    K = _check_int("K", K, 1)
-    s = _check_int("s", s, 1, K)
+    K = check_int("K", K, 1)
+    s = check_int("s", s, 1, K)
     return float(round_step(K // s - 1, s, eta0=eta0, beta=beta, step_rule=step_rule))
 
 
@@ -205,8 +199,8 @@ def train_clipped(
     """
     C = check_in_interval("C", C, 0.0)
     N = data.n_train
-    s = _check_int("s", s, 1, N)
-    K = _check_int("K", K, s)
+    s = check_int("s", s, 1, N)
+    K = check_int("K", K, s)
     eta0 = check_in_interval("eta0", eta0, 0.0)
     beta = check_in_interval("beta", beta, 0.0, lo_closed=True)
     lam = 1.0 / N if lam is None else check_in_interval("lam", lam, 0.0, lo_closed=True)
@@ -275,8 +269,7 @@ class UtilityGraph:
         """Student-t confidence interval of the mean ratio at ``level`` (default: the graph's)."""
         level = self.level if level is None else check_in_interval("level", level, 0.0, 1.0)
         D = self.ratio_draws.shape[2]
-        half = stats.t.ppf(0.5 + level / 2, D - 1) * self.ratio_draws.std(axis=2, ddof=1) / math.sqrt(D)
-        return self.ratio - half, self.ratio + half
+        return t_interval(self.ratio, self.ratio_draws.std(axis=2, ddof=1) / math.sqrt(D), D, level)
 
     @property
     def lo(self) -> np.ndarray:
@@ -372,10 +365,10 @@ def utility_graph(
     if np.any(np.diff(sig) < 0):
         raise ValueError("sigmas must be non-decreasing (the grid of the utility graph's x axis)")
     step = check_in_interval("step", step, 0.0)
-    draws = _check_int("draws", draws, 2)
+    draws = check_int("draws", draws, 2)
     level = check_in_interval("level", level, 0.0, 1.0)
-    s = _check_int("s", s, 1, data.n_train)
-    K = _check_int("K", K, s)
+    s = check_int("s", s, 1, data.n_train)
+    K = check_int("K", K, s)
     train_seed, noise_seed = (int(v) for v in np.random.SeedSequence(seed).generate_state(2))
 
     weights = np.stack([train_clipped(data, C, K=K, s=s, eta0=eta0, beta=beta, lam=lam, seed=train_seed,
