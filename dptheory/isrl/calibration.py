@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import VARIANTS, check_in_interval, check_positive_array
+from .._validation import VARIANTS, check_in_interval, check_int, check_positive_array
 from ..accounting import zcdp_to_epsilon
 from ..proactive.exact import (
     PLD_DISCRETIZATION,
@@ -121,13 +121,6 @@ def _eps_thm_d1(name: str, eps, delta: float, delta_name: str = "delta0") -> flo
     """ε ∈ (0, 2 ln(2/δ)]: the range of Thm D.1 (and of Thm F.1, H.1)."""
     return check_in_interval(name, eps, 0.0, 2.0 * math.log(2.0 / delta), hi_closed=True,
                              why=f"Thm D.1 needs {name} <= 2 ln(2/{delta_name})")
-
-
-def _whole(name: str, value, lo: int = 1) -> int:
-    x = check_in_interval(name, value, lo - 1, lo_closed=False)
-    if x != int(x):
-        raise ValueError(f"{name} must be a whole number >= {lo}, got {x:g}")
-    return int(x)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -436,7 +429,7 @@ def silo_sampling_variance_exact(y, M) -> tuple[float, float]:
     N = yc.shape[0]
     if N > 20:
         raise ValueError(f"exhaustive enumeration needs N <= 20 silos, got N = {N}")
-    M = _whole("M", M)
+    M = check_int("M", M, 1)
     check_in_interval("M", M, 0, N, hi_closed=True, why="M <= N silos")
     idx = np.array(list(itertools.combinations(range(N), M)))
     means = yc[idx].mean(axis=1)
@@ -447,9 +440,9 @@ def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tup
     """Monte-Carlo ``(mean, standard error, predicted)`` of ``‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over random subsets S."""
     yc, spread = _spread(y)
     N = yc.shape[0]
-    M = _whole("M", M)
+    M = check_int("M", M, 1)
     check_in_interval("M", M, 0, N, hi_closed=True, why="M <= N silos")
-    trials = _whole("trials", trials, 2)
+    trials = check_int("trials", trials, 2)
     rng = np.random.default_rng(seed)
     idx = np.argsort(rng.random((trials, N)), axis=1)[:, :M]  # uniform M-subsets
     vals = np.sum(yc[idx].mean(axis=1) ** 2, axis=1)
@@ -464,7 +457,7 @@ def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tup
 def isrl_to_user_level(eps0, delta0, n) -> tuple[float, float]:
     """App. C.2 (group privacy): (ε0, δ0)-ISRL-DP ⇒ ``(nε0, n e^{(n−1)ε0} δ0)``-user-level DP."""
     eps0, delta0 = _pos("eps0", eps0), _delta("delta0", delta0)
-    n = _whole("n", n)
+    n = check_int("n", n, 1)
     return n * eps0, n * math.exp((n - 1) * eps0) * delta0
 
 
@@ -476,7 +469,7 @@ def user_to_isrl(eps, delta, n) -> tuple[float, float]:
     """
     eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="App. D.3.5 needs eps <= 1")
     delta = _delta("delta", delta)
-    n = _whole("n", n)
+    n = check_int("n", n, 1)
     return eps / n, delta / (4.0 * n)
 
 
@@ -664,7 +657,7 @@ def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> l
     [171, 342, 683, 1366, 2731]
     """
     beta, mu, V, Delta = _pos("beta", beta), _pos("mu", mu), _pos("V", V), _pos("Delta", Delta)
-    U = _whole("U", U)
+    U = check_int("U", U, 1)
     if nu_form not in VARIANTS:
         raise ValueError(f"nu_form must be one of {VARIANTS}, got {nu_form!r}")
     stages = []
@@ -679,7 +672,7 @@ def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> l
 
 def acsa_steps(R, nu) -> tuple[np.ndarray, np.ndarray]:
     """AC-SA weights of one stage: ``α_r = 2/(r+1)``, ``η_r = 4ν/(r(r+1))``, r = 1..R (App. E.1)."""
-    R = _whole("R", R)
+    R = check_int("R", R, 1)
     nu = _pos("nu", nu)
     r = np.arange(1, R + 1, dtype=float)
     return 2.0 / (r + 1.0), 4.0 * nu / (r * (r + 1.0))
@@ -750,8 +743,8 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     if accountant not in SPEND_ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {SPEND_ACCOUNTANTS}, got {accountant!r}")
     L = _pos("L", L)
-    R = _whole("R", R)
-    n = _whole("n", n)
+    R = check_int("R", R, 1)
+    n = check_int("n", n, 1)
     delta0 = _delta("delta0", delta0)
     sigma2 = sigma2_noisy_mbsgd(L, R, n, eps0, delta0)  # validates eps0
     eps0 = float(eps0)
