@@ -302,3 +302,14 @@ def test_C35_local_sgd():
 def test_bad_inputs_name_the_condition_and_value(call, pattern):
     with pytest.raises(ValueError, match=pattern):
         call()
+
+
+def test_explicit_convex_bound_at_its_optimal_step_is_digest_C31():
+    """Thm D.1's proof at P1 (n = 1000, N = M = 100, d = 100, ε0 = 1, δ0 = 1e-6, R = 2e5): η* = 1.58e-5, bound 0.31638."""
+    from scipy.optimize import minimize_scalar
+
+    s2 = cal.sigma2_noisy_mbsgd(1, 2e5, 1000, 1.0, 1e-6)
+    f = lambda log_eta: cal.explicit_convex_bound(L=1, D=1, R=2e5, eta=math.exp(log_eta), n=1000, M=100, d=100, sigma2=s2)
+    best = minimize_scalar(f, bounds=(-20.0, 0.0), method="bounded", options=dict(xatol=1e-10))
+    assert math.exp(best.x) == pytest.approx(1.58e-5, abs=5e-8)
+    assert best.fun == pytest.approx(0.31638, abs=5e-6)

@@ -58,6 +58,7 @@ from dptheory.claims import Claim, save_figure
 from dptheory import isrl
 from dptheory.isrl.calibration import (
     batch_size_experiment,
+    explicit_convex_bound,
     harmonic_M,
     min_batch_size,
     multi_stage_schedule,
@@ -213,11 +214,6 @@ def _point_claims(tag, where, panel, xs, sims, exacts, z):
 # ------------------------------------------------------------------------------------------------------
 # part 3, 4: convex problems and the explicit-constant bound
 # ------------------------------------------------------------------------------------------------------
-def _explicit_bound(*, L, D, R, eta, n, M, d, sigma2) -> float:
-    """Lemma D.2 (stability, convex, γ_r = 1/R) + Lemma D.6 (empirical error) at the step ``eta`` used."""
-    return 2 * L**2 * R * eta / (n * M) + D**2 / (2 * eta * R) + eta / 2 * (d * sigma2 / M + L**2)
-
-
 def _convex_job(problem, *, n, N, M, eps0, seeds, seed, beta):
     """Thm D.1's convex R and η (``beta``: the problem's smoothness; a linear loss has none, see below)."""
     sch = noisy_mbsgd_convex_schedule(problem.L, problem.D, beta, M, n, problem.d, eps0)
@@ -226,7 +222,7 @@ def _convex_job(problem, *, n, N, M, eps0, seeds, seed, beta):
     K = math.ceil(min_batch_size(eps0, n, R, DELTA0))
     kw = dict(problem=problem, N=N, n=n, K=K, sigma2=s2, M=M, schedule=convex_schedule(R=R, eta=sch.eta),
               seeds=seeds, seed=seed)
-    bound = _explicit_bound(L=problem.L, D=problem.D, R=R, eta=sch.eta, n=n, M=M, d=problem.d, sigma2=s2)
+    bound = explicit_convex_bound(L=problem.L, D=problem.D, R=R, eta=sch.eta, n=n, M=M, d=problem.d, sigma2=s2)
     return kw, bound
 
 

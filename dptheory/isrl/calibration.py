@@ -88,6 +88,7 @@ __all__ = [
     "compositionality_constant",
     "Schedule",
     "noisy_mbsgd_convex_schedule",
+    "explicit_convex_bound",
     "noisy_mbsgd_sc_schedule",
     "stich_schedule",
     "moreau_beta_convex",
@@ -554,6 +555,13 @@ def noisy_mbsgd_convex_schedule(L, D, beta, M, n, d, eps0) -> Schedule:
     eta = min(1.0 / beta, D / (L * math.sqrt(R)) * min(1.0, eps0 * n * math.sqrt(M) / math.sqrt(R * d),
                                                        math.sqrt(n * M / R)))
     return Schedule(R, eta, None, "Thm D.1 (convex)")
+
+
+def explicit_convex_bound(*, L, D, R, eta, n, M, d, sigma2) -> float:
+    """Thm D.1's proof at the step ``eta`` used (convex, β-smooth, ``η ≤ 1/β``, ``γ_r = 1/R``): Lemma D.2's
+    stability ``2L²Rη/(nM)`` plus Lemma D.6's empirical error ``D²/(2ηR) + (η/2)(dσ²/M + L²)``; the
+    registry's ``isrl_iid_cvx_explicit`` is its optimum over η for ``R ≫ nM``."""
+    return 2 * L**2 * R * eta / (n * M) + D**2 / (2 * eta * R) + eta / 2 * (d * sigma2 / M + L**2)
 
 
 def noisy_mbsgd_sc_schedule(L, D, beta, mu, M, n, d, eps0, delta0, *, sigma2=None) -> Schedule:
