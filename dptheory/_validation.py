@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-__all__ = ["check_real", "check_in_interval", "check_int", "check_positive_array", "check_privacy", "check_variant", "VARIANTS"]
+__all__ = ["check_real", "check_real_array", "check_in_interval", "check_int", "check_positive_array", "check_privacy", "check_variant", "VARIANTS"]
 
 #: ``variant=`` values wherever a paper's printed form is kept beside the corrected one.
 VARIANTS = ("corrected", "paper")
@@ -21,7 +21,13 @@ def _fmt_interval(lo: float, hi: float, lo_closed: bool, hi_closed: bool) -> str
 
 
 def check_real(name: str, value) -> float:
-    """Return ``value`` as a finite float, or raise naming ``name``."""
+    """Return ``value`` as a finite float, or raise naming ``name``.
+
+    Strings, bytes, booleans and complex numbers are refused rather than coerced (``float("5")`` would
+    silently accept a typo), and so are NaN and ±inf.
+    """
+    if isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -62,13 +68,25 @@ def check_int(name: str, value, lo: int, hi: float = math.inf, *, why: str = "")
     return int(x)
 
 
-def check_positive_array(name: str, values) -> np.ndarray:
-    """Return a 1-D float array of strictly positive finite entries, or raise naming ``name``."""
-    arr = np.atleast_1d(np.asarray(values, dtype=float))
+def check_real_array(name: str, values) -> np.ndarray:
+    """Return a non-empty 1-D float array of finite real entries, or raise naming ``name``.
+
+    Strings, complex entries and ragged sequences are refused rather than coerced.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
+        raise ValueError(f"{name} must be a sequence of real numbers, got {values!r:.80}")
+    arr = np.atleast_1d(arr.astype(float))
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite")
+        raise ValueError(f"{name} must be finite, got a non-finite entry {arr[~np.isfinite(arr)][0]}")
+    return arr
+
+
+def check_positive_array(name: str, values) -> np.ndarray:
+    """Return a 1-D float array of strictly positive finite entries, or raise naming ``name``."""
+    arr = check_real_array(name, values)
     if np.any(arr <= 0):
         bad = arr[arr <= 0][0]
         raise ValueError(f"{name} must be strictly positive (valid range (0, inf)), got an entry {bad:g}")
