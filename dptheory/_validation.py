@@ -73,7 +73,10 @@ def check_real_array(name: str, values) -> np.ndarray:
 
     Strings, complex entries and ragged sequences are refused rather than coerced.
     """
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        raise ValueError(f"{name} must be a 1-D sequence of real numbers, got a ragged sequence") from None
     if arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
         raise ValueError(f"{name} must be a sequence of real numbers, got {values!r:.80}")
     arr = np.atleast_1d(arr.astype(float))
