@@ -7,9 +7,16 @@ constraint (IQC) of Heath & Wills (2005) for every multiplier
 
     diag(−c, ψ(ω)) − A(ω)* M_{μ,L}^{(λ)}(ω) A(ω) ⪰ 0   for all ω           (eq. 90, per coordinate)
 
-then bounds ``lim E‖θ_t − θ⋆‖² ≤ (1/c)(1/2π)∫ψ(ω) tr S_ζ(ω) dω`` with ``ζ = Bw + ε`` the total noise. Per ω the
+with ``A = [[1, 0], [(1 − e^{iω})/η, −1]]`` and ``M`` of eq. (89),
+``[[−μL(Λ + Λ*), μΛ + LΛ*], [μΛ* + LΛ, −(Λ + Λ*)]]``, then bounds
+``lim E‖θ_t − θ⋆‖² ≤ (1/c)(1/2π)∫ψ(ω) tr S_ζ(ω) dω`` with ``ζ = Bw + ε`` the total noise. Per ω the
 constraint is one 2×2 Hermitian PSD block, i.e. a second-order cone (digest 004 §5.2), so minimising over
-``(ψ, λ)`` on a grid of ω is an SOCP, solved here with cvxpy + Clarabel.
+``(ψ, λ)`` on a grid of ω is an SOCP, solved here with cvxpy + Clarabel. ``BoundResult.multiplier`` holds the
+``λ_k`` of this ``Λ`` and ``BoundResult.psi`` the ``ψ`` of this inequality at ``c = 2μL``: together they are the
+certificate (``tests/test_iqc.py`` rebuilds the blocks from them). With the DTFT ``X(ω) = Σ_t x_t e^{−iωt}`` of
+``A``, eq. (89) with this ``Λ`` is the time-domain IQC ``Σ_t ⟨λ_0 p_t − Σ_k λ_k p_{t−k}, q_t⟩ ≥ 0`` for
+``p = Lθ − ∇F(θ)``, ``q = ∇F(θ) − μθ`` — the mirror ``k → −k`` of digest §5.2's form, which is valid too (the
+multiplier set is closed under ``λ_k ↔ λ_{−k}``).
 
 Constants. ``F − F⋆ ≤ (L/2)‖θ − θ⋆‖²``; the DP noise has PSD ``G²γ∞²|B(ω)|²/(2ρ)`` per coordinate, and the
 gradient noise (a martingale difference, uncorrelated with ``w`` at every lag) has ``tr S_ε ≤ σ_sgd²``. Hence
@@ -21,9 +28,19 @@ which is *exact* for quadratics with ``μ = L`` (tested). ``variant="paper"`` re
 ``(Ld/2π)∫(G²ρ⁻¹|B|²γ∞² + σ_sgd²)ψ / c``: a Cauchy–Schwarz factor 2 on the noise PSD and the DP PSD counted as
 ``G²γ²/ρ`` (digest §10.10) make it 4× larger at ``σ_sgd = 0``.
 
-Numerics (digest §5.2): ``c = 2μL``; ``ψ = ψ_0 φ`` with ``ψ_0 = η²/|1 − ημ − e^{iω}|²`` (the exact quadratic
-answer at curvature ``μ``) and each 2×2 block congruence-scaled by ``diag(1, ψ_0^{-1/2})``; ω on ``[0, π]`` (all
-data are even in ω) clustered at 0 as ``ω = π u²`` because ψ peaks there with width ~ημ; trapezoid weights.
+Numerics (digest §5.2, with a program normaliser ``2μ(L − μ)`` in place of ``c``, so that ``λ_0 = O(1)`` as
+``μ → L`` too): ``ψ = ψ_0 φ`` with ``ψ_0 = η²/|1 − ημ − e^{iω}|²`` (the exact quadratic answer at curvature
+``μ``) and each 2×2 block congruence-scaled by ``diag(1, ψ_0^{-1/2})``; ω on ``[0, π]`` (all data are even in
+ω) clustered at 0 as ``ω = π u²`` because ψ peaks there with width ~ημ; trapezoid weights.
+
+Certificate (every returned value). The solver's ``(ψ, λ)`` is not trusted: its ``λ`` is projected onto the
+multiplier set, and for it the smallest feasible ``ψ`` and the best normaliser are computed in closed form on
+the grid (:func:`_certificate`), so the returned ``(ψ, λ)`` satisfies eq. (90) at every grid point up to
+rounding, whatever Clarabel's accuracy. The static multiplier ``λ = (1, 0, …)`` is certified the same way and
+kept when it is smaller. This fills the program's holes (docs/socp_convergence.md): as ``μ → L`` the blocks
+become singular at every ω and Clarabel stops at ``optimal_inaccurate`` (``κ ≲ 1.001``), but the static
+certificate tends to the ``μ = L`` closed form (relative excess ~1.1(κ − 1) + grid error); at ``κ ≳ 10⁶``
+(ν-FTRL(1/κ)) the solver's ``optimal_inaccurate`` multiplier certifies a bound within ~1e-8 of its objective.
 """
 
 from __future__ import annotations
@@ -34,8 +51,9 @@ from dataclasses import dataclass, field
 
 import cvxpy as cp
 import numpy as np
+from scipy.optimize import minimize_scalar
 
-from ._validation import check_in_interval, check_privacy, check_variant
+from ._validation import check_in_interval, check_int, check_privacy, check_variant
 from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation, nu_ftrl
 from .problems import StronglyConvex
 
@@ -52,12 +70,15 @@ __all__ = [
 
 DEFAULT_GRID = 600  #: grid points on [0, π]; see docs/socp_convergence.md
 DEFAULT_TAU_MAX = 20  #: multiplier truncation τ_max (K); see docs/socp_convergence.md
-_LAMBDA_CAP = 1e4  # λ_0 ≤ cap·(c = 2μL units); λ_0 ~ 1/(1 − μ/L) near μ = L, O(1)–O(10) for κ ≥ 1.1
+_LAMBDA_CAP = 1e4  # λ_0 ≤ cap in units of the program normaliser 2μ(L − μ); the optimum is O(1)–O(30)
+_ACCEPTED = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)  # statuses whose multiplier is certified and used
+_FALLBACK_GAP = 1e-3  # a failed solve falls back to the static certificate only this close to the lower bound
 
 
 @dataclass(frozen=True)
 class BoundResult:
-    """The bound with the optimal ``ψ`` on the grid, the multiplier ``λ_{−K..K}`` and the solver's report."""
+    """The bound with the certificate of eq. (90) at ``c = 2μL``: ``ψ`` on the grid ``omega`` and the multiplier
+    ``{k: λ_k}`` (``k = −K..K``, the module's convention), and the solver's report."""
 
     value: float
     omega: np.ndarray = field(repr=False)
@@ -83,6 +104,8 @@ def _quadratic_weight(eta: float, h: float, omega: np.ndarray) -> np.ndarray:
 def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Grid ``ω_j = π u_j^p`` on ``[0, π]`` and trapezoid weights ``q_j`` with ``Σ q_j f(ω_j) ≈ (1/2π)∫_{−π}^{π} f``
     for even ``f``."""
+    n = check_int("n", n, 2)
+    power = check_in_interval("power", power, 0.0)
     u = np.linspace(0.0, 1.0, n)
     omega = math.pi * u**power
     dw = np.diff(omega)
@@ -92,36 +115,94 @@ def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
     return omega, q / math.pi
 
 
-def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: StronglyConvex, tau_max: int, lambda_cap: float = _LAMBDA_CAP):
-    """min_{ψ, λ} Σ_j q_j weight_j ψ_j subject to the IQC cone at every grid point; returns (value/c, ψ, λ, stats).
+def _check_program(problem, n_grid, tau_max) -> tuple[int, int]:
+    """The problem class and the program's sizes, or raise naming the parameter."""
+    if not isinstance(problem, StronglyConvex):
+        raise ValueError(f"problem must be StronglyConvex, got {type(problem).__name__}")
+    return check_int("n_grid", n_grid, 16, 10**6), check_int("tau_max", tau_max, 0, 10**4)
 
-    ``λ_0 ≤ lambda_cap`` (in units of ``c = 2μL``) keeps the program bounded as ``μ → L``, where the optimal
-    ``λ_0`` grows like ``1/(1 − μ/L)``; ``solver_stats["multiplier_cap_active"]`` says whether it binds.
-    """
-    eta, mu, L = problem.eta, problem.mu, problem.L
-    c = 2.0 * mu * L
-    x, s = 1.0 - np.cos(omega), np.sin(omega)
-    psi0 = _quadratic_weight(eta, mu, omega)
+
+def _lags(omega: np.ndarray, tau_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lags ``k = 1..K, −1..−K`` and the matrices ``cos ωk``, ``sin ωk`` (rows: grid points)."""
     k = np.concatenate([np.arange(1, tau_max + 1), -np.arange(1, tau_max + 1)])
-    Ccos, Csin = np.cos(np.outer(omega, k)), np.sin(np.outer(omega, k))
+    return k, np.cos(np.outer(omega, k)), np.sin(np.outer(omega, k))
 
+
+def _re_im(lam0, lamk, cos_k, sin_k):
+    """``(Re Λ, Im Λ)`` on the grid for ``Λ(ω) = λ_0 − Σ_k λ_k e^{−iωk}``; numpy arrays or cvxpy expressions."""
+    return lam0 - cos_k @ lamk, sin_k @ lamk
+
+
+def _block(problem: StronglyConvex, omega: np.ndarray, r, n, mul=np.multiply):
+    r"""The ``λ``-part of the 2×2 block of eq. (90), ``diag(−c, ψ) − A*M^{(λ)}A`` with ``M`` of eq. (89):
+    ``(D_1 + c, Re u, Im u)`` where the block is ``[[D_1, u], [ū, D_2]]``, ``D_2 = ψ + 2r`` (digest 004 §5.2,
+    there with ``Im Λ`` of the mirrored multiplier), affine in ``r = Re Λ``, ``n = Im Λ``; ``mul`` is
+    ``np.multiply`` or ``cp.multiply``."""
+    eta, mu, L = problem.eta, problem.mu, problem.L
+    x, s = 1.0 - np.cos(omega), np.sin(omega)
+    d1 = mul(2 * mu * L - (2 / eta) * (L + mu) * x + 4 * x / eta**2, r) + mul((2 / eta) * (L - mu) * s, n)
+    u_re = mul(L + mu - 2 * x / eta, r)
+    u_im = mul(-(2 / eta) * s, r) - mul(L - mu, n)
+    return d1, u_re, u_im
+
+
+def _certificate(lam0: float, lamk: np.ndarray, omega, q, weight, problem: StronglyConvex, tau_max: int):
+    r"""The bound certified by the multiplier direction ``(λ_0, λ_k)``: ``(value, ψ, λ)`` with ``value =
+    Σ_j q_j weight_j ψ_j / c`` at ``c = 2μL``, or ``None`` if no normaliser ``c' > 0`` is feasible.
+
+    ``λ`` is projected onto the multiplier set (``λ_k ≥ 0``, ``λ_0 ≥ Σλ_k``). The block of eq. (90) has
+    ``D_1 D_2 − |u|² = D_1 ψ − 2rc − (L − μ)²|Λ|²`` (with ``x² + s² = 2x``; no cancellation as ``μ → L``), so for a
+    normaliser ``c' < min_ω (D_1 + c)`` the smallest feasible ψ is ``(2rc' + (L − μ)²|Λ|²)/(D_1 + c − c')``, and
+    the bound ``Σ q·weight·ψ/c'`` is convex in ``c'``, minimised by Brent on ``log c'``. The program is
+    homogeneous in ``(c, ψ, λ)``, so the certificate is rescaled to ``c = 2μL``.
+    """
+    lamk = np.maximum(np.asarray(lamk, dtype=float), 0.0)
+    lam0 = max(float(lam0), float(lamk.sum()))
+    k, cos_k, sin_k = _lags(omega, tau_max)
+    r, n = _re_im(lam0, lamk, cos_k, sin_k)
+    d1 = _block(problem, omega, r, n)[0]
+    c_max = float(d1.min())
+    if not c_max > 0:
+        return None
+    excess = (problem.L - problem.mu) ** 2 * (r**2 + n**2)
+    psi_at = lambda t: (2 * r * c_max * math.exp(t) + excess) / (d1 - c_max * math.exp(t))
+    ratio = lambda t: float(np.sum(q * weight * psi_at(t))) / (c_max * math.exp(t))
+    with np.errstate(divide="ignore"):
+        t = minimize_scalar(ratio, bounds=(-60.0, -1e-12), method="bounded", options=dict(xatol=1e-10)).x
+    scale = 2 * problem.mu * problem.L / (c_max * math.exp(t))
+    lam = {0: lam0 * scale} | {int(kk): float(v) * scale for kk, v in zip(k, lamk)}
+    return ratio(t), psi_at(t) * scale, lam
+
+
+def _worst_quadratic(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: StronglyConvex) -> float:
+    r"""``max_{h∈{μ,L}} Σ_j q_j weight_j η²/|1 − ηh − e^{iω_j}|²``: a lower bound on the program's value on the
+    grid. Every feasible pair has ``ψ/c ≥ η²/|1 − ηh − e^{iω}|²`` pointwise (apply eq. 90 to ``G = hΘ``, for
+    which the IQC form is ``2(h − μ)(L − h) Re Λ |Θ|² ≥ 0``)."""
+    return max(float(np.sum(q * weight * _quadratic_weight(problem.eta, h, omega))) for h in (problem.mu, problem.L))
+
+
+def _program(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: StronglyConvex, tau_max: int):
+    """Clarabel on the SOCP min Σ_j q_j weight_j ψ_j / c s.t. eq. (90) at every grid point (module docstring's
+    scaling); returns the multiplier ``(λ_0, λ_k)`` and the solver's report, or raises ``RuntimeError`` with the
+    status when it is neither ``optimal`` nor ``optimal_inaccurate``."""
+    eta, mu, L = problem.eta, problem.mu, problem.L
+    c = 2.0 * mu * (L - mu)
+    psi0 = _quadratic_weight(eta, mu, omega)
+    k, cos_k, sin_k = _lags(omega, tau_max)
     phi = cp.Variable(omega.size, nonneg=True)
     lam0 = cp.Variable(nonneg=True)
-    lamk = cp.Variable(k.size, nonneg=True) if tau_max > 0 else None
-    r = lam0 - Ccos @ lamk if lamk is not None else lam0 * np.ones(omega.size)
-    m = Csin @ lamk if lamk is not None else np.zeros(omega.size)
-    D1 = -c + cp.multiply(2 * mu * L - (2 / eta) * (L + mu) * x + 4 * x / eta**2, r) - cp.multiply((2 / eta) * (L - mu) * s, m)
+    lamk = cp.Variable(k.size, nonneg=True) if tau_max > 0 else np.zeros(0)
+    r, n = _re_im(lam0, lamk, cos_k, sin_k)
+    d1, u_re, u_im = _block(problem, omega, r, n, mul=cp.multiply)
+    D1 = d1 - c
+    D2 = phi + cp.multiply(2.0 / psi0, r)  # (ψ + 2r)/ψ_0 with ψ = ψ_0 φ: the congruence diag(1, ψ_0^{-1/2})
     root = np.sqrt(psi0)
-    u_re = cp.multiply((L + mu - 2 * x / eta) / root, r)
-    u_im = cp.multiply((L - mu) / root, m) - cp.multiply(2 * s / (eta * root), r)
-    D2 = phi + cp.multiply(2.0 / psi0, r)
-    cones = [cp.SOC(D1 + D2, cp.vstack([2 * u_re, 2 * u_im, D1 - D2]), axis=0)]
-    cones.append(lam0 <= lambda_cap)
-    if lamk is not None:
+    cones = [cp.SOC(D1 + D2, cp.vstack([2 * cp.multiply(1 / root, u_re), 2 * cp.multiply(1 / root, u_im), D1 - D2]), axis=0)]
+    cones.append(lam0 <= _LAMBDA_CAP)
+    if tau_max > 0:
         cones.append(cp.sum(lamk) <= lam0)
     obj_weights = q * weight * psi0
-    scale = float(np.sum(obj_weights))  # keep the objective O(1) for the solver
-    prob = cp.Problem(cp.Minimize(obj_weights / scale @ phi), cones)
+    prob = cp.Problem(cp.Minimize(obj_weights / np.sum(obj_weights) @ phi), cones)  # objective O(1) for the solver
     start = time.perf_counter()
     try:
         prob.solve(solver=cp.CLARABEL)
@@ -129,17 +210,38 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
         raise RuntimeError(f"the SOCP solver failed: {exc}") from exc
     stats = dict(status=prob.status, solver="CLARABEL", solve_time=time.perf_counter() - start,
                  iterations=prob.solver_stats.num_iters if prob.solver_stats else None)
-    if prob.status != cp.OPTIMAL:
+    if prob.status not in _ACCEPTED:
         raise RuntimeError(
             f"the SOCP of Thm 3.1 was not solved to optimality: solver status {prob.status!r} "
             f"(eta={eta:g}, mu={mu:g}, L={L:g}, grid={omega.size}, tau_max={tau_max})"
         )
-    stats["multiplier_cap_active"] = bool(lam0.value >= 0.999 * lambda_cap)
-    psi = psi0 * phi.value
-    lam = {0: float(lam0.value)}
-    if lamk is not None:
-        lam.update({int(kk): float(v) for kk, v in zip(k, lamk.value)})
-    return prob.value * scale / c, psi, lam, stats
+    stats["multiplier_cap_active"] = bool(lam0.value >= 0.999 * _LAMBDA_CAP)
+    return (lam0.value, lamk.value if tau_max > 0 else lamk), stats
+
+
+def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: StronglyConvex, tau_max: int):
+    """The bound ``Σ_j q_j weight_j ψ_j / c`` of the better of the solver's and the static certificate, with
+    ``(ψ, λ)`` at ``c = 2μL`` (:func:`_certificate`); returns (value, ψ, λ, stats).
+
+    When the solver fails, the static certificate is returned only if it lies within ``_FALLBACK_GAP`` of
+    :func:`_worst_quadratic`, i.e. is provably that close to the program's optimum (κ → 1); otherwise the
+    solver's ``RuntimeError`` propagates. ``stats["gap"]`` is the returned value over that lower bound, minus 1.
+    """
+    static = _certificate(1.0, np.zeros(2 * tau_max), omega, q, weight, problem, tau_max)
+    lower = _worst_quadratic(weight, omega, q, problem)
+    try:
+        multiplier, stats = _program(weight, omega, q, problem, tau_max)
+    except RuntimeError as exc:
+        if static[0] > (1 + _FALLBACK_GAP) * lower:
+            raise
+        multiplier, stats = None, dict(status=f"solver failed, static certificate used ({exc})", solver="CLARABEL",
+                                       solve_time=math.nan, iterations=None, multiplier_cap_active=False)
+    candidates = {"static multiplier": static}
+    if multiplier is not None:
+        candidates["solver multiplier"] = _certificate(*multiplier, omega, q, weight, problem, tau_max)
+    name, (value, psi, lam) = min(((n, c) for n, c in candidates.items() if c is not None), key=lambda nc: nc[1][0])
+    stats.update(certificate=name, gap=value / lower - 1)
+    return value, psi, lam, stats
 
 
 def F_inf_bound(
@@ -154,15 +256,15 @@ def F_inf_bound(
 ) -> BoundResult:
     r"""Upper bound on ``F∞(β)`` for a strongly convex problem (seed 004, Thm 3.1 / Thm E.1), by an SOCP.
 
-    Returns ``value = inf`` (and no program) when ``γ∞(β) = ∞``: the noise needed for privacy is unbounded.
-    Raises ``RuntimeError`` carrying the solver status when Clarabel does not report ``optimal``.
+    The returned ``(psi, multiplier)`` is a certificate of eq. (90) at ``c = 2μL`` on the grid, computed from the
+    solver's multiplier or the static one, whichever bounds lower (``solver_stats["certificate"]``), so a bound
+    exists for every ``κ ≥ 1``; at ``μ = L`` it is the closed-form limit of the program. Returns ``value = inf``
+    (and no program) when ``γ∞(β) = ∞``: the noise needed for privacy is unbounded. Raises ``RuntimeError``
+    carrying the solver status when Clarabel reports neither ``optimal`` nor ``optimal_inaccurate``.
     """
     rho, G = check_privacy(rho, G)
     check_variant(variant)
-    if not isinstance(problem, StronglyConvex):
-        raise ValueError(f"problem must be StronglyConvex, got {type(problem).__name__}")
-    n_grid = int(check_in_interval("n_grid", n_grid, 16, 1e6, lo_closed=True))
-    tau_max = int(check_in_interval("tau_max", tau_max, 0, 1e4, lo_closed=True))
+    n_grid, tau_max = _check_program(problem, n_grid, tau_max)
     corr = as_correlation(beta)
     if not isinstance(corr, ToeplitzCorrelation):
         raise ValueError(f"beta must be a Toeplitz correlation, got {corr!r}")
@@ -212,8 +314,14 @@ def minimum_phase_factor(abs2, n_fft: int = 1 << 15, taps: int | None = None, to
 
     Real-cepstrum method: ``log|B| = ½ log abs2`` on a uniform grid of ``n_fft`` points; fold the cepstrum onto
     ``t ≥ 0`` (double ``1 ≤ t < n/2``); exponentiate its FFT. ``β`` is normalised to ``β_0 = 1`` (``F∞`` and the
-    bound are scale-free) and cut where the remaining energy is below ``tol``.
+    bound are scale-free) and cut where the remaining energy is below ``tol`` (or after ``taps`` coefficients).
     """
+    if not callable(abs2):
+        raise ValueError(f"abs2 must be a callable |B(ω)|² on [0, π], got {type(abs2).__name__}")
+    n_fft = check_int("n_fft", n_fft, 16)
+    if taps is not None:
+        taps = check_int("taps", taps, 1, n_fft // 2)
+    tol = check_in_interval("tol", tol, 0.0, 1.0)
     w = 2 * math.pi * np.arange(n_fft) / n_fft
     log_mag = 0.5 * np.log(abs2(np.minimum(w, 2 * math.pi - w)))
     cep = np.fft.ifft(log_mag).real
@@ -248,13 +356,15 @@ def optimize_correlation(
     ``history`` holds ``J`` in the units of Thm 3.1 with ``L = G = ρ = d = 1`` (the paper-constant bound is
     ``L·d·G²/ρ·J``; the corrected one is a quarter of it).
     """
+    n_grid, tau_max = _check_program(problem, n_grid, tau_max)
+    max_iter = check_int("max_iter", max_iter, 1)
+    rtol = check_in_interval("rtol", rtol, 0.0)
     if problem.mu == problem.L:
         raise ValueError("mu must be < L for the alternating minimisation (at mu = L the optimum is beta* of Thm 2.1)")
     omega, q = frequency_grid(n_grid)
     corr = as_correlation(start) if start is not None else nu_ftrl(min(problem.eta * problem.mu, 0.999))
     abs2 = corr.spectrum(omega)
     history = []
-    psi = None
     for _ in range(max_iter):
         gamma_sq = float(np.sum(q / abs2))  # γ∞² = (1/2π)∫|B|^{-2} on the same grid
         J, psi, _, _ = _solve_psi(gamma_sq * abs2, omega, q, problem, tau_max)
