@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import abc
 import math
+import warnings
 from typing import Sequence, Union
 
 import numpy as np
@@ -30,14 +31,22 @@ import scipy.linalg
 from scipy import fft as sfft
 from scipy import integrate
 
-from ._validation import check_in_interval
-from .spectral import geometric_filter_energy, is_minimum_phase, periodic_mean, series_inverse
+from ._validation import check_in_interval, check_int, check_real_array
+from .spectral import (
+    UNIT_ROUNDOFF,
+    geometric_filter_energy,
+    is_minimum_phase,
+    periodic_mean,
+    pole_modulus_sq,
+    series_inverse,
+)
 from .special import ellipk_complement, sqrt_pole_integral
 
 __all__ = [
     "Correlation",
     "ToeplitzCorrelation",
     "FiniteToeplitz",
+    "DampedAntiPGD",
     "SqrtToeplitz",
     "as_correlation",
     "toeplitz",
@@ -54,9 +63,23 @@ _TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncat
 
 
 def _check_horizon(T) -> int:
-    if isinstance(T, bool) or not float(T).is_integer() or int(T) < 1:
-        raise ValueError(f"T must be a positive integer (valid range [1, inf)), got {T!r}")
-    return int(T)
+    return check_int("T", T, 1)
+
+
+def _check_gap(q, gap) -> tuple[np.ndarray, bool]:
+    """The pole gaps ``1 − q`` as a 1-D array (and whether the input was a scalar), from exactly one of them."""
+    if (q is None) == (gap is None):
+        raise ValueError("give exactly one of q (the pole, |q| < 1) and gap = 1 - q (= eta*lambda, in (0, 2))")
+    name, value = ("q", q) if gap is None else ("gap", gap)
+    arr = check_real_array(name, value)
+    if gap is None:
+        bad = np.abs(arr) >= 1.0
+        if np.any(bad):
+            raise ValueError(f"q must lie in (-1, 1) (a stable pole; q = 1 - eta*lambda), got {arr[bad][0]:g}")
+        arr = 1.0 - arr
+    elif np.any((arr <= 0.0) | (arr >= 2.0)):
+        raise ValueError(f"gap must lie in (0, 2) (gap = 1 - q = eta*lambda), got {arr[(arr <= 0) | (arr >= 2)][0]:g}")
+    return arr, np.ndim(value) == 0
 
 
 def _check_method(method: str) -> str:
@@ -161,8 +184,10 @@ class ToeplitzCorrelation(Correlation):
 
         ``method``: ``"closed_form"`` where the subclass has one, ``"time"`` (``Σ_t c_t²`` over the inverse
         coefficients, truncated where the rest is below 1e-17 relative), ``"frequency"`` (adaptive periodic
-        trapezoid of ``1/|B|²``; its accuracy is limited to ~1e-16/min|B|² by the evaluation of ``|B|²``
-        near a zero close to the circle). ``"auto"`` takes the closed form if any, else the time route.
+        trapezoid of ``1/|B|²``, stopped at ``max(1e-13, 4u·err_B/min|B|)`` relative — the rounding floor of
+        evaluating ``|B|`` near a zero close to the circle, :meth:`_dtft_abs_error`; where the grid cannot
+        resolve the integrand within 2²⁴ points it warns and falls back to the closed form or the time route).
+        ``"auto"`` takes the closed form if any, else the time route.
         """
         return math.sqrt(self._gamma_inf_sq(_check_method(method)))
 
@@ -176,9 +201,25 @@ class ToeplitzCorrelation(Correlation):
             if method == "closed_form":
                 raise ValueError(f"{self.name} has no closed form for the limiting sensitivity")
         if method == "frequency":
-            return float(periodic_mean(lambda w: 1.0 / self.spectrum(w)))
+            try:
+                return self._gamma_inf_sq_frequency()
+            except RuntimeError as exc:
+                fallback = self._gamma_inf_sq_closed_form()
+                warnings.warn(f"{exc}; gamma_inf of {self.name} taken from the "
+                              f"{'time route' if fallback is None else 'closed form'} instead", RuntimeWarning, stacklevel=3)
+                if fallback is not None:
+                    return fallback
         c = self.inverse_coeffs(self._inverse_support())
         return float(np.dot(c, c))
+
+    def _dtft_abs_error(self) -> float:
+        """Bound on the absolute rounding error of :meth:`dtft` (sets the frequency routes' accuracy floor)."""
+        return 4.0 * UNIT_ROUNDOFF
+
+    def _gamma_inf_sq_frequency(self) -> float:
+        grid = 2.0 * np.pi * np.arange(4096) / 4096
+        floor = 4.0 * self._dtft_abs_error() / math.sqrt(float(np.min(self.spectrum(grid))))
+        return float(periodic_mean(lambda w: 1.0 / self.spectrum(w), rtol=max(1e-13, floor)))
 
     def _inverse_support(self) -> int:
         """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
@@ -191,37 +232,35 @@ class ToeplitzCorrelation(Correlation):
             n *= 2
         raise RuntimeError(f"the inverse coefficients of {self.name} decay too slowly for a time-domain sum")
 
-    def filtered_energy(self, q, *, method: str = "auto") -> np.ndarray:
+    def filtered_energy(self, q=None, *, gap=None, method: str = "auto") -> np.ndarray:
         r"""``E_q(β) = (1/2π)∫_{−π}^{π} |B(ω)|² / |1 − q e^{iω}|² dω`` for ``|q| < 1``, vectorised over ``q``.
 
         This is the stationary variance of ``y_{t+1} = q y_t + (Bw)_t`` for unit white ``w`` (Thm F.2), the
         building block of App. B eq. (18) (``q = 1 − η``) and of App. C (``q = 1 − ηλ_j``). Equal to
-        ``⟨β, T_j β⟩ / (1 − q²)`` (Lemma C.4). Routes: ``"closed_form"`` (subclass), ``"time"`` (exact
-        geometric-filter sum over the coefficients, Lemma C.4/F.12), ``"frequency"`` (adaptive periodic
-        trapezoid; error decays like ``|q|^M``). ``"auto"``: closed form, else time domain.
+        ``⟨β, T_j β⟩ / (1 − q²)`` (Lemma C.4). Pass the pole either as ``q`` or as ``gap = 1 − q = ηλ``: the
+        integral depends on ``1 − q`` and ``1 − q²`` near ``q = 1``, which re-forming from ``q`` loses to
+        cancellation (relative error ~1e-16/ηλ), so callers that know ``ηλ`` pass ``gap``.
+        Routes: ``"closed_form"`` (subclass), ``"time"`` (exact geometric-filter sum over the coefficients,
+        Lemma C.4/F.12), ``"frequency"`` (adaptive periodic trapezoid; error decays like ``|q|^M``).
+        ``"auto"``: closed form, else time domain.
         """
         method = _check_method(method)
-        qs = np.atleast_1d(np.asarray(q, dtype=float))
-        if np.any(np.abs(qs) >= 1.0):
-            raise ValueError(
-                "q must lie in (-1, 1) (a stable pole; q = 1 - eta*lambda), got "
-                f"{qs[np.abs(qs) >= 1.0][0]:g}"
-            )
+        gaps, scalar = _check_gap(q, gap)
         out = None
         if method in ("auto", "closed_form"):
-            out = self._energy_closed_form(qs)
+            out = self._energy_closed_form(gaps)
             if out is None and method == "closed_form":
                 raise ValueError(f"{self.name} has no closed form for the pole integral")
         if out is None and method in ("auto", "time"):
-            out = geometric_filter_energy(self.coeffs(self._support()), qs)
+            out = geometric_filter_energy(self.coeffs(self._support()), gaps)
         if out is None:
-            out = np.concatenate([self._energy_frequency(chunk) for chunk in np.array_split(qs, -(-qs.size // 64))])
-        return out if np.ndim(q) else float(out[0])
+            out = np.concatenate([self._energy_frequency(chunk) for chunk in np.array_split(gaps, -(-gaps.size // 64))])
+        return float(out[0]) if scalar else out
 
-    def _energy_frequency(self, qs: np.ndarray) -> np.ndarray:
-        min_points = 64.0 / max(1e-12, 1.0 - float(np.max(np.abs(qs))))
+    def _energy_frequency(self, gaps: np.ndarray) -> np.ndarray:
+        min_points = 64.0 / max(1e-12, float(np.min(gaps)))
         return periodic_mean(
-            lambda w: self.spectrum(w)[:, None] / np.abs(1.0 - qs[None, :] * np.exp(1j * w)[:, None]) ** 2,
+            lambda w: self.spectrum(w)[:, None] / pole_modulus_sq(gaps[None, :], w[:, None]),
             min_points=int(min(min_points, 1 << 22)),
         )
 
@@ -234,11 +273,7 @@ class FiniteToeplitz(ToeplitzCorrelation):
     """
 
     def __init__(self, beta: Sequence[float] | np.ndarray, *, name: str | None = None):
-        b = np.asarray(beta, dtype=float)
-        if b.ndim != 1 or b.size == 0:
-            raise ValueError(f"beta must be a non-empty 1-D sequence, got shape {b.shape}")
-        if not np.all(np.isfinite(b)):
-            raise ValueError("beta must be finite")
+        b = check_real_array("beta", beta).copy()
         if b[0] == 0.0:
             raise ValueError(
                 "beta[0] must be nonzero (valid range: beta[0] != 0): with beta[0] = 0 the matrix B is "
@@ -255,9 +290,6 @@ class FiniteToeplitz(ToeplitzCorrelation):
         k = min(n, self.beta.size)
         out[:k] = self.beta[:k]
         return out
-
-    def inverse_coeffs(self, n: int) -> np.ndarray:
-        return series_inverse(self.beta, n)
 
     def dtft(self, omega) -> np.ndarray:
         z = np.exp(-1j * np.asarray(omega, dtype=float))
@@ -286,6 +318,56 @@ class FiniteToeplitz(ToeplitzCorrelation):
 
     def _support(self) -> int:
         return self.beta.size
+
+    def _dtft_abs_error(self) -> float:
+        return 4.0 * UNIT_ROUNDOFF * math.log2(max(2, self.beta.size)) * float(np.sum(np.abs(self.beta)))
+
+    # -- first order, β = (β_0, β_1): the inverse is geometric, c_t = a^t/β_0 with a = −β_1/β_0 -----------------
+    def _first_order_gap(self) -> float:
+        """``|β_0| − |β_1|`` (exact by Sterbenz's lemma when the two are close; damped anti-PGD: ν)."""
+        return abs(self.beta[0]) - abs(self.beta[1])
+
+    def _first_order(self) -> tuple[float, float, float] | None:
+        r"""``(β_0, a, log|a|)`` for a minimum-phase ``β`` of two taps, else ``None``; for ``|a| ≥ ½`` ``log|a|`` is
+        formed as ``log1p(−gap/|β_0|)`` so that ``|a|^t`` keeps full relative precision as ``|a| → 1``."""
+        if self.beta.size != 2 or self._first_order_gap() <= 0.0:
+            return None
+        b0, b1 = self.beta
+        ratio = abs(b1) / abs(b0)
+        log_abs = math.log(ratio) if ratio < 0.5 else math.log1p(-self._first_order_gap() / abs(b0))
+        return b0, -b1 / b0, log_abs
+
+    def inverse_coeffs(self, n: int) -> np.ndarray:
+        first = self._first_order()
+        if first is None:
+            return series_inverse(self.beta, n)
+        b0, a, log_abs = first
+        t = np.arange(n)
+        return np.sign(a) ** t * np.exp(t * log_abs) / b0
+
+    def sensitivity(self, T: int) -> float:
+        r"""``γ_T`` (Thm 1.1); for two taps the closed form ``γ_T² = (1 − a^{2T})/(β_0²(1 − a²))``."""
+        T = _check_horizon(T)
+        first = self._first_order()
+        if first is None:
+            return super().sensitivity(T)
+        return math.sqrt(-math.expm1(2 * T * first[2]) * self._first_order_gamma_inf_sq())
+
+    def _first_order_gamma_inf_sq(self) -> float:
+        """``1/(β_0²(1 − a²)) = 1/((|β_0| − |β_1|)(|β_0| + |β_1|))``."""
+        return 1.0 / (self._first_order_gap() * (abs(self.beta[0]) + abs(self.beta[1])))
+
+    def _gamma_inf_sq_closed_form(self) -> float | None:
+        return None if self._first_order() is None else self._first_order_gamma_inf_sq()
+
+    def _energy_closed_form(self, gaps: np.ndarray) -> np.ndarray | None:
+        r"""Two taps: ``y = (β_0, β_0 q + β_1, q(β_0 q + β_1), …)``, so ``E = β_0² + (B(1) − β_0 g)²/(g(2 − g))`` with
+        ``g = 1 − q`` and ``B(1) = β_0 + β_1`` formed as ``±(|β_0| − |β_1|)`` when the taps have opposite signs."""
+        if self._first_order() is None:
+            return None
+        b0, b1 = self.beta
+        dc = math.copysign(self._first_order_gap(), b0) if b0 * b1 < 0 else b0 + b1
+        return b0**2 + (dc - b0 * gaps) ** 2 / (gaps * (2.0 - gaps))
 
 
 class SqrtToeplitz(ToeplitzCorrelation):
@@ -336,10 +418,10 @@ class SqrtToeplitz(ToeplitzCorrelation):
     def _gamma_inf_sq_closed_form(self) -> float:
         return float(2.0 / math.pi * ellipk_complement(self.nu * (2.0 - self.nu)))
 
-    def _energy_closed_form(self, q: np.ndarray) -> np.ndarray:
+    def _energy_closed_form(self, gaps: np.ndarray) -> np.ndarray:
         if self.nu == 0.0:
-            return np.array([_optimal_cc_pole_integral(1.0 - qi) for qi in q])
-        return sqrt_pole_integral(self.nu, 1.0 - q) / (2.0 * math.pi)
+            return np.array([_optimal_cc_pole_integral(g) for g in gaps])
+        return sqrt_pole_integral(self.nu, gaps) / (2.0 * math.pi)
 
 
 def _optimal_cc_pole_integral(b: float) -> float:
@@ -383,10 +465,27 @@ def anti_pgd() -> FiniteToeplitz:
     return FiniteToeplitz([1.0, -1.0], name="anti_pgd()")
 
 
-def damped_anti_pgd(nu: float) -> FiniteToeplitz:
+class DampedAntiPGD(FiniteToeplitz):
+    r"""``β = (1, −(1 − ν))``: :class:`FiniteToeplitz` whose first-order closed forms use ``ν`` itself.
+
+    ``1 − ν`` rounds ν to ~1e-16 absolute, i.e. 1e-4 relative at ν = 1e-12; keeping ν makes
+    ``γ∞² = 1/(ν(2 − ν))``, ``γ_T`` and the pole integrals exact to rounding down to ν = 1e-12 and below.
+    """
+
+    def __init__(self, nu: float):
+        self.nu = check_in_interval("nu", nu, 0.0, 1.0)
+        super().__init__([1.0, -(1.0 - self.nu)], name=f"damped_anti_pgd({self.nu:g})")
+
+    def _first_order_gap(self) -> float:
+        return self.nu
+
+    def is_minimum_phase(self) -> bool:
+        return True  # the zero 1/(1 − ν) lies outside the disk for every ν ∈ (0, 1)
+
+
+def damped_anti_pgd(nu: float) -> DampedAntiPGD:
     r"""Anti-PGD with damping (Table 2): ``β = (1, −(1 − ν))``, ``0 < ν < 1``; ``γ∞² = 1/(ν(2 − ν))``."""
-    nu = check_in_interval("nu", nu, 0.0, 1.0)
-    return FiniteToeplitz([1.0, -(1.0 - nu)], name=f"damped_anti_pgd({nu:g})")
+    return DampedAntiPGD(nu)
 
 
 def mean_estimation_optimal(eta: float) -> SqrtToeplitz:

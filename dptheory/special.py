@@ -34,6 +34,8 @@ def int_inv_abs(a):
     (Lemma F.14).
     """
     a = np.asarray(a, dtype=float)
+    if not np.all((a >= 0) & (a < 2)):
+        raise ValueError(f"a must lie in [0, 2) (Lemma F.15), got {a[~((a >= 0) & (a < 2))].flat[0]:g}")
     return 4.0 * sc.ellipkm1(a * (2.0 - a))
 
 
@@ -75,8 +77,9 @@ def sqrt_pole_integral(a, b):
     """
     scalar = np.ndim(a) == 0 and np.ndim(b) == 0
     a_arr, b_arr = (np.atleast_1d(x) for x in np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))
-    if np.any((a_arr <= 0) | (a_arr >= 2) | (b_arr <= 0) | (b_arr >= 2)):
-        raise ValueError(f"sqrt_pole_integral needs a and b in (0, 2), got a={a}, b={b}")
+    for name, arr in (("a", a_arr), ("b", b_arr)):
+        if not np.all((arr > 0) & (arr < 2)):  # also refuses NaN
+            raise ValueError(f"{name} must lie in (0, 2) (Lemma F.16), got {arr[~((arr > 0) & (arr < 2))][0]:g}")
     out = np.empty(a_arr.shape)
     below, equal, above = a_arr < b_arr, a_arr == b_arr, a_arr > b_arr
     out[below] = _pole_integral_carlson(a_arr[below], b_arr[below])

@@ -9,8 +9,8 @@ Three primitives:
   periodic analytic integrand its error decays geometrically in the grid size (it equals the aliasing
   sum), so it is an exact-to-rounding quadrature for every integrand of the paper away from ``|q| = 1``.
 * :func:`series_inverse` — the first ``n`` coefficients of ``1/B(z)`` (the first column of ``B⁻¹``),
-  by the recurrence ``lfilter`` for short ``β`` and by Newton's iteration with FFT products,
-  ``O(n log n)``, for long ``β``.
+  by the recurrence ``lfilter`` when ``len(β)·n`` is small and by blocked substitution with FFT products,
+  ``O(n log len(β))``, otherwise, checked a posteriori (:func:`series_inverse_error_bound`).
 * :func:`geometric_filter_energy` — the time-domain form of the pole integral (Lemma C.4 / F.12),
   ``(1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω = Σ_k y_k²`` with ``y = β * (1, q, q², …)``.
 """
@@ -20,15 +20,20 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import mpmath
 import numpy as np
 from scipy import fft as sfft
+from scipy import integrate
 from scipy.signal import lfilter
 
 __all__ = [
     "periodic_mean",
     "series_inverse",
+    "series_inverse_error_bound",
     "geometric_filter_energy",
     "is_minimum_phase",
+    "clustered_even_mean",
+    "pole_modulus_sq",
 ]
 
 _MAX_GRID = 1 << 24
@@ -67,80 +72,212 @@ def periodic_mean(
         prev = cur
 
 
-def series_inverse(beta: np.ndarray, n: int) -> np.ndarray:
+_RECURRENCE_WORK = 1 << 26  # multiply-adds below which the recurrence is used outright (~0.1 s)
+_INVERSE_RTOL = 1e-12  # relative ℓ² error the FFT route must certify, else the recurrence is used
+UNIT_ROUNDOFF = np.finfo(float).eps / 2  #: u, the unit roundoff of float64
+_INVERSE_METHODS = ("auto", "recurrence", "blocked")
+
+
+def _inverse_by_recurrence(beta: np.ndarray, n: int) -> np.ndarray:
+    """``c_k = −(1/β_0)Σ_{j≥1} β_j c_{k−j}``: forward substitution, backward stable, ``O(len(β)·n)``."""
+    impulse = np.zeros(n)
+    impulse[0] = 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return lfilter([1.0], beta[: min(beta.size, n)], impulse)
+
+
+def _inverse_by_blocks(beta: np.ndarray, n: int, block: int) -> np.ndarray:
+    r"""Blocked forward substitution with FFT products, ``O(n log len(β))``.
+
+    The first ``block`` coefficients come from the recurrence; block ``k`` then solves the leading
+    triangle, whose inverse is Toeplitz with those coefficients, against the right-hand side
+    ``−Σ_{j>i} β_j c_{kb+i−j}`` left by the earlier coefficients (only the last ``len(β) − 1`` matter).
+    Unlike Newton's iteration it never re-uses a computed block as exact input to a doubling, so its
+    rounding is propagated once through ``1/B`` (measured ≲ u‖β‖₁‖c‖₁), not compounded.
+    """
+    p, m = beta.size, min(block, n)
+    c = np.empty(n)
+    c[:m] = _inverse_by_recurrence(beta, m)
+    L_hist = sfft.next_fast_len(2 * m + p, real=True)
+    L_solve = sfft.next_fast_len(2 * m, real=True)
+    beta_f = sfft.rfft(beta, L_hist)
+    head_f = sfft.rfft(c[:m], L_solve)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(m, n, m):
+            w = min(m, n - k)
+            lo = max(0, k - (p - 1))
+            carried = sfft.irfft(sfft.rfft(c[lo:k], L_hist) * beta_f, L_hist)[k - lo : k - lo + w]
+            c[k : k + w] = -sfft.irfft(sfft.rfft(carried, L_solve) * head_f, L_solve)[:w]
+    return c
+
+
+def series_inverse_error_bound(beta: np.ndarray, c: np.ndarray) -> float:
+    r"""A-posteriori bound on ``‖ĉ − c‖₂/‖ĉ‖₂`` for computed inverse coefficients ``ĉ`` of ``β``.
+
+    With ``r = (β * ĉ)_{0:n} − e₀`` the error is exactly ``ĉ − c = c * r`` (lower-triangular Toeplitz), so
+    ``‖ĉ − c‖₂ ≤ H‖r‖₂`` with ``H = min(‖ĉ‖₁, sup_ω 1/|B(ω)|)`` (Young's inequality, resp. the symbol bound of a
+    Toeplitz operator). ``r`` is evaluated by FFT, whose rounding is covered by adding ``u‖β‖₁‖ĉ‖₂``; the sup
+    is taken on a grid of ``M ≥ 8·len(β)`` points lowered by the Lipschitz slack ``(π/M)Σ_t t|β_t|``. Returns
+    ``inf`` when ``ĉ`` is not finite.
+    """
+    beta, c = np.asarray(beta, dtype=float), np.asarray(c, dtype=float)
+    if not np.all(np.isfinite(c)):
+        return math.inf
+    n = c.size
+    L = sfft.next_fast_len(n + beta.size, real=True)
+    r = sfft.irfft(sfft.rfft(c, L) * sfft.rfft(beta, L), L)[:n]
+    r[0] -= 1.0
+    norm_c = float(np.linalg.norm(c))
+    residual = float(np.linalg.norm(r)) + UNIT_ROUNDOFF * float(np.sum(np.abs(beta))) * norm_c
+    min_abs = _min_modulus_on_circle(beta)
+    gain = float(np.sum(np.abs(c)))
+    if min_abs > 0:
+        gain = min(gain, 1.0 / min_abs)
+    return gain * residual / norm_c
+
+
+def series_inverse(beta: np.ndarray, n: int, *, method: str = "auto") -> np.ndarray:
     r"""First ``n`` coefficients of ``1/B(z)``, ``B(z) = Σ_t β_t z^t``: the first column of ``B⁻¹``.
 
     For lower-triangular Toeplitz ``B`` the inverse is lower-triangular Toeplitz (seed 004, App. A,
-    footnote) with this first column. Cost ``O(len(β)·n)`` by the recurrence when ``β`` is short (≤ 64
-    taps), else ``O(n log n)`` by Newton's iteration ``c ← c(2 − βc) mod z^{2m}`` with FFT products.
+    footnote) with this first column. Routes (``method``):
+
+    * ``"recurrence"`` — forward substitution (``scipy.signal.lfilter``), ``O(len(β)·n)``, backward stable;
+    * ``"blocked"`` — blocked substitution with FFT products, ``O(n log len(β))``;
+    * ``"auto"`` (default) — the recurrence when ``len(β)·n ≤ 2²⁶``; otherwise the blocked route, accepted
+      only if :func:`series_inverse_error_bound` certifies a relative ℓ² error ≤ 1e-12, else the recurrence.
+
     Coefficients that overflow (a non-minimum-phase ``β``, whose inverse grows geometrically) come back
     as ``±inf``/``nan``; callers treat any non-finite entry as an infinite norm.
     """
     beta = np.asarray(beta, dtype=float)
+    if method not in _INVERSE_METHODS:
+        raise ValueError(f"method must be one of {_INVERSE_METHODS}, got {method!r}")
     if n <= 0:
         return np.zeros(0)
-    if beta.size <= 64 or n <= 256:
-        impulse = np.zeros(n)
-        impulse[0] = 1.0
-        with np.errstate(over="ignore", invalid="ignore"):
-            return lfilter([1.0], beta[: min(beta.size, n)], impulse)
-    c = np.array([1.0 / beta[0]])
-    m = 1
-    with np.errstate(over="ignore", invalid="ignore"):
-        while m < n:
-            m2 = min(2 * m, n)
-            L = sfft.next_fast_len(m2 + m, real=True)
-            # residual r(z) = (β c − 1) / z^m, only its first m2 − m coefficients are needed
-            C = sfft.rfft(c, L)
-            r = sfft.irfft(sfft.rfft(beta[:m2], L) * C, L)[m:m2]
-            corr = sfft.irfft(C * sfft.rfft(r, L), L)[: m2 - m]
-            c = np.concatenate([c, -corr])
-            m = m2
-    return c
+    if method == "recurrence" or (method == "auto" and beta.size * n <= _RECURRENCE_WORK):
+        return _inverse_by_recurrence(beta, n)
+    c = _inverse_by_blocks(beta, n, block=max(1024, beta.size // 2))
+    if method == "blocked" or series_inverse_error_bound(beta, c) <= _INVERSE_RTOL:
+        return c
+    return _inverse_by_recurrence(beta, n)
 
 
-def geometric_filter_energy(beta: np.ndarray, q) -> np.ndarray:
-    r"""``(1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω`` for a finite ``β`` and ``|q| < 1``, exactly, in time domain.
+def clustered_even_mean(f: Callable[[float], float], widths, *, rtol: float = 1e-12) -> float:
+    r"""``(1/2π)∫_{−π}^{π} f(ω) dω`` for an even ``f`` with features of widths ``widths`` clustered at ``ω = 0``.
+
+    The uniform trapezoid of :func:`periodic_mean` needs ~``1/width`` points, so a near-singularity of width
+    1e-6 is out of its reach; here ``[0, π]`` is split at the widths (and 10× them) and each piece goes to
+    adaptive Gauss–Kronrod (:func:`scipy.integrate.quad`), which resolves every scale in ``O(log)`` pieces.
+    Raises :class:`RuntimeError` if a piece does not reach ``rtol``.
+    """
+    w = np.asarray(widths, dtype=float)
+    cuts = np.unique(np.concatenate([[0.0, math.pi], w[w < math.pi], 10 * w[10 * w < math.pi]]))
+    total = 0.0
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        value, err, *info = integrate.quad(f, a, b, epsabs=0.0, epsrel=rtol, limit=200, full_output=1)
+        if len(info) > 2:
+            raise RuntimeError(f"adaptive quadrature on [{a:.3g}, {b:.3g}] did not converge: {info[1]}")
+        total += value
+    return total / math.pi
+
+
+def pole_modulus_sq(gap, omega):
+    r"""``|1 − q e^{iω}|² = g² + 4q sin²(ω/2)`` with ``q = 1 − g``, formed from the gap ``g = 1 − q = ηλ``.
+
+    The form in ``g`` keeps full relative precision as ``g → 0`` where ``|1 − q e^{iω}|`` computed from ``q``
+    cancels near ``ω = 0``. Broadcasts over ``gap`` and ``omega``.
+    """
+    gap = np.asarray(gap, dtype=float)
+    return gap**2 + 4.0 * (1.0 - gap) * np.sin(0.5 * np.asarray(omega, dtype=float)) ** 2
+
+
+def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
+    r"""``(1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω`` for a finite ``β`` and ``q = 1 − gap``, ``gap ∈ (0, 2)``, exactly.
 
     ``y = β * (1, q, q², …)`` (the response of ``y_{k+1} = q y_k + β_{k+1}``) has energy ``Σ_k y_k²``
-    (Parseval). Past the last tap ``y`` decays as ``q^j y_{n−1}``, contributing ``y_{n−1}² q²/(1 − q²)``.
-    Equals ``⟨β, T_q β⟩/(1 − q²)`` of Lemma C.4 with ``q = 1 − ηλ``. Vectorised over ``q``.
+    (Parseval). Past the last tap ``y`` decays as ``q^j y_{n−1}``, contributing ``y_{n−1}² q²/(1 − q²)`` with
+    ``1 − q² = g(2 − g)`` (no cancellation as ``g → 0``). Equals ``⟨β, T_q β⟩/(1 − q²)`` of Lemma C.4 with
+    ``g = ηλ``. Vectorised over ``gap``.
     """
     beta = np.asarray(beta, dtype=float)
-    qs = np.atleast_1d(np.asarray(q, dtype=float))
-    out = np.empty(qs.shape)
-    for i, qi in enumerate(qs):
-        y = lfilter([1.0], [1.0, -qi], beta)
-        out[i] = np.dot(y, y) + y[-1] ** 2 * qi**2 / (1.0 - qi**2)
-    return out if np.ndim(q) else out[0]
+    gaps = np.atleast_1d(np.asarray(gap, dtype=float))
+    out = np.empty(gaps.shape)
+    for i, g in enumerate(gaps):
+        q = 1.0 - g
+        y = lfilter([1.0], [1.0, -q], beta)
+        out[i] = np.dot(y, y) + y[-1] ** 2 * q**2 / (g * (2.0 - g))
+    return out if np.ndim(gap) else out[0]
 
 
-def is_minimum_phase(beta: np.ndarray, *, tol: float = 1e-9) -> bool:
-    r"""Whether ``P(z) = Σ_t β_t z^t`` has no zero in the closed unit disk (``|z| ≤ 1 + tol``).
+def _roots_outside_disk(beta: np.ndarray) -> bool:
+    r"""All zeros of ``P(z) = Σ_t β_t z^t`` strictly outside the closed unit disk, by companion-matrix roots.
+
+    A root ``ẑ`` is decided when ``||ẑ| − 1|`` exceeds its first-order error bound
+    ``8·deg·u·Σ_t|β_t||ẑ|^t / |P'(ẑ)|``; the undecided ones (a zero within rounding of the circle, e.g.
+    damped anti-PGD at ν = 1e-9) are refined by Newton's method in 60-digit arithmetic on the exact binary
+    coefficients and decided there. No fixed tolerance: a zero at ``1 + 1e-12`` is outside, one at ``1`` is not.
+    """
+    roots = np.roots(beta[::-1])
+    powers = np.abs(roots)[:, None] ** np.arange(beta.size)[None, :]
+    deriv = np.polynomial.polynomial.polyval(roots, np.arange(1, beta.size) * beta[1:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = 8 * beta.size * UNIT_ROUNDOFF * (powers @ np.abs(beta)) / np.abs(deriv)
+    distance = np.abs(roots) - 1.0
+    if np.any(distance < -slack):
+        return False
+    undecided = roots[~(distance > slack)]
+    if undecided.size == 0:
+        return True
+    coeffs = [mpmath.mpf(float(x)) for x in beta[::-1]]
+    with mpmath.workdps(60):
+        try:
+            refined = [mpmath.findroot(lambda x: mpmath.polyval(coeffs, x), mpmath.mpc(z), tol=mpmath.mpf(10) ** -50)
+                       for z in undecided]
+        except (ValueError, ZeroDivisionError):  # a multiple root stalls Newton: all roots at once instead
+            refined = mpmath.polyroots(coeffs, maxsteps=500, extraprec=200)
+        return all(abs(z) > 1 for z in refined)
+
+
+def is_minimum_phase(beta: np.ndarray) -> bool:
+    r"""Whether ``P(z) = Σ_t β_t z^t`` has no zero in the closed unit disk.
 
     This is the condition under which ``B⁻¹e_0 ∈ ℓ²`` and the frequency formula (5) for ``γ∞`` is the
-    limit of ``γ_T`` (digest 004 §10.17; counterexample ``β = (1, −2)``, §8 #33). Polynomials of ≤ 256 taps
-    use the companion-matrix roots; longer ones the argument principle on a uniform grid of the circle
-    (winding number of ``P(e^{iω})``, grid refined until no phase step exceeds π/4), with a zero on the
-    circle declared when ``min|P| ≤ tol·max|P|``.
+    limit of ``γ_T`` (digest 004 §10.17; counterexample ``β = (1, −2)``, §8 #33). Decided without a fixed
+    tolerance:
+
+    * trailing taps below ``1e-15·max|β|`` are set aside when that is provably harmless (Rouché: they cannot
+      move a zero across the circle if their ℓ¹ norm is below ``min_{|z|=1}|P|``), since they would wreck the
+      conditioning of the companion matrix;
+    * up to 256 taps: companion-matrix roots, each compared with the circle against its own rounding error
+      and refined in extended precision where that does not decide (:func:`_roots_outside_disk`);
+    * longer: the argument principle on a uniform grid of the circle (winding number of ``P(e^{iω})``, grid
+      refined until no phase step exceeds π/4), with a zero on the circle declared only when ``min|P|`` is
+      below the rounding error of its FFT evaluation, ``4u·log₂M·Σ|β_t|``.
     """
     beta = np.asarray(beta, dtype=float)
-    # Drop trailing taps below 1e-15·max|β|: by Rouché they cannot move a zero across the circle unless
-    # it lies within ~1e-15 of it, and they would wreck the conditioning of the companion matrix.
     keep = np.nonzero(np.abs(beta) > 1e-15 * np.max(np.abs(beta)))[0]
-    beta = beta[: keep[-1] + 1]
-    if beta.size <= 1:
+    head, dropped = beta[: keep[-1] + 1], float(np.sum(np.abs(beta[keep[-1] + 1 :])))
+    if dropped > 0 and not dropped < _min_modulus_on_circle(head):
+        head, dropped = beta, 0.0
+    if head.size <= 1:
         return True
-    if beta.size <= 256:
-        return bool(np.all(np.abs(np.roots(beta[::-1])) > 1.0 + tol))
-    M = _next_pow2(16 * beta.size)
+    if head.size <= 256:
+        return _roots_outside_disk(head)
+    M = _next_pow2(16 * head.size)
+    floor = 4 * UNIT_ROUNDOFF * float(np.sum(np.abs(head)))
     while True:
-        P = sfft.ifft(beta, M) * M  # P(e^{+iω_k}), ω_k = 2πk/M
-        mod = np.abs(P)
-        if np.min(mod) <= tol * np.max(mod):
+        P = sfft.ifft(head, M) * M  # P(e^{+iω_k}), ω_k = 2πk/M
+        if np.min(np.abs(P)) <= floor * math.log2(M):
             return False
         steps = np.angle(np.roll(P, -1) / P)
         if np.max(np.abs(steps)) < np.pi / 4 or M >= _MAX_GRID:
             break
         M *= 2
     return int(round(np.sum(steps) / (2.0 * np.pi))) == 0
+
+
+def _min_modulus_on_circle(beta: np.ndarray) -> float:
+    """A lower bound on ``min_{|z|=1}|P(z)|``: the grid minimum less the Lipschitz slack ``(π/M)Σ t|β_t|``."""
+    M = _next_pow2(max(8 * beta.size, 4096))
+    return float(np.min(np.abs(sfft.rfft(beta, M)))) - math.pi / M * float(np.sum(np.arange(beta.size) * np.abs(beta)))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
 from .problems import LinearRegression, MeanEstimation
-from .spectral import periodic_mean
+from .spectral import clustered_even_mean, pole_modulus_sq
 from .special import ellipk_complement
 from ._validation import check_privacy, check_variant
 
@@ -42,7 +42,7 @@ def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, meth
     gamma_sq = beta.limiting_sensitivity(method=method) ** 2
     if not math.isfinite(gamma_sq):
         return None
-    energy = beta.filtered_energy(1.0 - problem.eta * problem.eigs, method=method)
+    energy = beta.filtered_energy(gap=problem.eta * problem.eigs, method=method)
     return problem.eta**2 * G**2 * gamma_sq / (2.0 * rho) * energy
 
 
@@ -147,12 +147,12 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     rho, G = check_privacy(rho, G)
     check_variant(variant)
     eta, lam, s2 = problem.eta, problem.eigs, problem.sigma_sgd**2
-    q = 1.0 - eta * lam
+    gaps = eta * lam
 
     def sqrt_h(w):
-        return np.sqrt(np.sum(lam[None, :] / np.abs(1.0 - q[None, :] * np.exp(1j * w)[:, None]) ** 2, axis=1))
+        return np.sqrt(np.sum(lam / pole_modulus_sq(gaps, w)))
 
-    mean_sqrt_h = float(periodic_mean(sqrt_h, min_points=int(min(64.0 / np.min(eta * lam), 1 << 22))))
+    mean_sqrt_h = clustered_even_mean(sqrt_h, gaps)
     dp = eta**2 * G**2 / (4.0 * rho) * mean_sqrt_h**2
     if variant == "paper":
         return dp + 0.25 * eta * s2 * problem.trace
@@ -186,7 +186,7 @@ def mean_estimation_ratio(eta) -> np.ndarray:
     ``η → 2``. The caption's "orders of magnitude better at η → 1" contradicts this (digest 004 §10.4).
     """
     e = np.asarray(eta, dtype=float)
-    if np.any((e <= 0) | (e >= 2)):
-        raise ValueError(f"eta must lie in (0, 2) (the stability range of mean estimation), got {e[(e <= 0) | (e >= 2)].flat[0]:g}")
+    if not np.all((e > 0) & (e < 2)):
+        raise ValueError(f"eta must lie in (0, 2) (the stability range of mean estimation), got {e[~((e > 0) & (e < 2))].flat[0]:g}")
     m1 = e * (2.0 - e)
     return 4.0 * m1 * ellipk_complement(m1) ** 2 / math.pi**2
