@@ -16,9 +16,22 @@ import numpy as np
 from array_api_compat import array_namespace
 from scipy import fft as sfft
 
+from ._validation import check_int
+
 __all__ = ["StreamingToeplitzNoise"]
 
 _DIRECT_TAPS = 16
+
+
+def _check_taps(taps) -> np.ndarray:
+    """``taps`` as a non-empty 1-D array of finite reals, or raise naming it."""
+    arr = np.asarray(taps)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"taps must be a non-empty 1-D sequence of real numbers, got {taps!r:.80}")
+    arr = arr.astype(float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"taps must be finite, got a non-finite entry {arr[~np.isfinite(arr)][0]}")
+    return arr
 
 
 class StreamingToeplitzNoise:
@@ -34,11 +47,11 @@ class StreamingToeplitzNoise:
 
     def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 512):
         self.xp = array_namespace(like)
-        self.taps_host = np.asarray(taps, dtype=float)
+        self.taps_host = _check_taps(taps)
         self.n = self.taps_host.size
-        self.shape = tuple(shape)
+        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
         self.columns = int(math.prod(shape))
-        self.max_columns = max_columns
+        self.max_columns = check_int("max_columns", max_columns, 1)
         self.history = self.xp.zeros((self.n - 1, *self.shape), dtype=self.xp.float64)
         self._taps = self.xp.asarray(self.taps_host)
         self._spectra: dict[int, object] = {}
@@ -50,6 +63,8 @@ class StreamingToeplitzNoise:
 
     def __call__(self, w):
         """Correlated noise for the block ``w`` of shape ``(K, *shape)``."""
+        if tuple(w.shape[1:]) != self.shape:
+            raise ValueError(f"w must have shape (K, *{self.shape}), got {tuple(w.shape)}")
         xp, n = self.xp, self.n
         K = w.shape[0]
         if n == 1:

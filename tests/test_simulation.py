@@ -70,9 +70,112 @@ def test_dp_ftrl_with_a_large_clip_norm_is_noisy_ftrl_and_clipping_bites_when_sm
     assert not np.array_equal(a.chain_means, b.chain_means)
 
 
-def test_unstable_step_size_is_refused_before_running():
-    problem = dpt.LinearRegression(0.33, 1.0 / np.arange(1, 129))
-    with pytest.raises(ValueError, match=r"eta must lie in \(0, 0\.3253"):
+def test_step_size_beyond_the_second_moment_threshold_is_refused_before_running():
+    problem = dpt.LinearRegression(0.33, 1.0 / np.arange(1, 129))  # eta_max_gaussian = 0.325342
+    with pytest.raises(ValueError, match=r"eta must lie in \(0, 0\.317054\).*second moment from eta_max_gaussian = 0\.325342"):
+        dpt.simulate(dpt.dpsgd(), problem, rho=1.0, seeds=2, steps=10)
+
+
+@pytest.mark.parametrize(
+    "problem, beta",
+    [(dpt.LinearRegression(0.55, [1.0]), dpt.dpsgd()), (dpt.LinearRegression(0.5, [1.0, 0.5], sigma_sgd=0.3), [1.0, -0.5])],
+    ids=["d=1,eta=.55", "d=2,eta=.5"],
+)
+def test_step_size_with_an_infinite_fourth_moment_is_refused(problem, beta):
+    """Issue 18's cases: second moment finite (η < eta_max_gaussian), fourth infinite, and 10/20 resp. 12/20
+    Student-t intervals covered the exact F∞ when they were simulated."""
+    assert problem.eta_max_fourth_moment < problem.eta < problem.eta_max_gaussian
+    with pytest.raises(ValueError, match=r"eta must lie in \(0, 0\.3\d+\).*fourth moment.*no confidence interval is valid"):
+        dpt.simulate(beta, problem, rho=1.0, seeds=2, steps=10)
+
+
+def test_below_the_fourth_moment_threshold_the_intervals_cover():
+    """The configuration that covered 12/20 at η = 0.5 > 0.3749, at η = 0.15: ≥ 17 of 20 independent runs'
+    95 % intervals contain the exact F∞ (P[≤ 16 | 95 %] = 1.6 %)."""
+    problem = dpt.LinearRegression(0.15, [1.0, 0.5], sigma_sgd=0.3)
+    exact = dpt.F_inf([1.0, -0.5], problem, rho=1.0)
+    runs = [dpt.simulate([1.0, -0.5], problem, rho=1.0, seeds=16, seed=s) for s in range(20)]
+    assert sum(lo <= exact <= hi for lo, hi in (r.interval() for r in runs)) >= 17
+
+
+def test_a_truncation_that_moves_F_inf_is_recorded_and_warned():
+    """ν-FTRL with ν = 1e-6 at the default 2¹⁴ taps: the simulated β has 15 % less F∞ than the requested one."""
+    problem = dpt.MeanEstimation(0.1)
+    beta = dpt.nu_ftrl(1e-6)
+    with pytest.warns(UserWarning, match=r"first 16384 taps of nu_ftrl\(1e-06\).*moves F_inf from 0\.01624"):
+        sim = dpt.simulate(beta, problem, rho=1.0, seeds=4, steps=200)
+    t = sim.truncation
+    assert (t.requested, t.taps, sim.mechanism.beta.size) == ("nu_ftrl(1e-06)", 16384, 16384)
+    assert t.F_inf_requested == dpt.F_inf(beta, problem, rho=1.0)
+    assert t.F_inf_simulated == dpt.F_inf(sim.mechanism, problem, rho=1.0)
+    assert t.relative_shift == pytest.approx(-0.147, abs=0.005)
+    assert t.gamma_ratio == pytest.approx(sim.mechanism.limiting_sensitivity() / beta.limiting_sensitivity())
+
+
+def test_a_truncation_below_the_standard_error_is_recorded_silently():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim = dpt.simulate(dpt.nu_ftrl(0.05), dpt.MeanEstimation(0.1), rho=1.0, seeds=4, steps=200)
+    assert abs(sim.truncation.relative_shift) < 1e-12 and sim.truncation.taps == sim.mechanism.beta.size
+
+
+def test_a_finite_beta_run_whole_has_no_truncation_and_a_shortened_one_has():
+    problem = dpt.MeanEstimation(0.1)
+    assert dpt.simulate([1.0, -0.7, 0.2], problem, rho=1.0, seeds=2, steps=10).truncation is None
+    with pytest.warns(UserWarning, match="first 1 taps"):
+        short = dpt.simulate([1.0, -0.7, 0.2], problem, rho=1.0, seeds=2, steps=10, taps=1)
+    assert short.truncation.F_inf_simulated == dpt.F_inf(dpt.dpsgd(), problem, rho=1.0)
+
+
+def test_a_strongly_convex_truncation_records_the_gamma_ratio():
+    """No exact F∞ exists there: the record carries γ∞(simulated)/γ∞(requested) and the F∞ fields are None."""
+    problem = dpt.StronglyConvex(eta=0.5, mu=0.5, L=0.5, d=2, loss="quadratic")
+    with pytest.warns(UserWarning, match=r"sigma_dp\^2 by a factor"):
+        sim = dpt.simulate(dpt.nu_ftrl(0.001), problem, rho=1.0, seeds=2, steps=10, taps=64)
+    t = sim.truncation
+    assert t.F_inf_simulated is None and t.relative_shift is None
+    assert t.gamma_ratio == pytest.approx(sim.mechanism.limiting_sensitivity() / dpt.nu_ftrl(0.001).limiting_sensitivity())
+    assert t.gamma_ratio < 1.0
+
+
+BAD_INPUTS = [
+    (dict(steps=2.7), "steps must be an integer"),
+    (dict(steps=0), r"steps must lie in \[1"),
+    (dict(steps=float("nan")), "steps must be finite"),
+    (dict(steps="10"), "steps must be a real number"),
+    (dict(seeds=1), r"seeds must lie in \[2"),
+    (dict(seeds=2.5), "seeds must be an integer"),
+    (dict(seed=-1), r"seed must lie in \[0"),
+    (dict(seed=float("nan")), "seed must be finite"),
+    (dict(seed=1.5), "seed must be an integer"),
+    (dict(burn_in=-1), r"burn_in must lie in \[0"),
+    (dict(burn_in=float("inf")), "burn_in must be finite"),
+    (dict(taps=0), r"taps must lie in \[1"),
+    (dict(taps=True), "taps must be a real number"),
+    (dict(block=0), r"block must lie in \[1"),
+    (dict(block=-5), r"block must lie in \[1"),
+    (dict(block=2.5), "block must be an integer"),
+    (dict(clip="yes"), "clip must be True or False"),
+    (dict(clip=1), "clip must be True or False"),
+    (dict(backend=3), "backend must be None or one of"),
+    (dict(rho=float("nan")), "rho must be finite"),
+    (dict(rho=-1.0), r"rho must lie in \(0"),
+    (dict(G=float("inf")), "G must be finite"),
+]
+
+
+@pytest.mark.parametrize("kwargs, message", BAD_INPUTS, ids=[f"{k}={v!r}" for kw, _ in BAD_INPUTS for k, v in kw.items()])
+def test_each_bad_input_is_refused_naming_the_parameter(kwargs, message):
+    args = dict(rho=1.0, seeds=2, steps=10) | kwargs
+    with pytest.raises(ValueError, match=message):
+        dpt.simulate(dpt.dpsgd(), dpt.MeanEstimation(0.1), **args)
+
+
+def test_mean_estimation_beyond_unit_gradients_is_refused():
+    """The simulation draws z = σ_sgd·s (Rademacher s) and assumes |z| ≤ 1; F_inf's closed form has no such limit."""
+    problem = dpt.MeanEstimation(0.1, sigma_sgd=2.0)
+    assert math.isfinite(dpt.F_inf(dpt.dpsgd(), problem, rho=1.0))
+    with pytest.raises(ValueError, match=r"sigma_sgd must lie in \[0, 1\] to simulate MeanEstimation.*\|z\| <= 1"):
         dpt.simulate(dpt.dpsgd(), problem, rho=1.0, seeds=2, steps=10)
 
 
