@@ -16,22 +16,11 @@ import numpy as np
 from array_api_compat import array_namespace
 from scipy import fft as sfft
 
-from ._validation import check_int
+from ._validation import check_int, check_real_array
 
 __all__ = ["StreamingToeplitzNoise"]
 
 _DIRECT_TAPS = 16
-
-
-def _check_taps(taps) -> np.ndarray:
-    """``taps`` as a non-empty 1-D array of finite reals, or raise naming it."""
-    arr = np.asarray(taps)
-    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"taps must be a non-empty 1-D sequence of real numbers, got {taps!r:.80}")
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"taps must be finite, got a non-finite entry {arr[~np.isfinite(arr)][0]}")
-    return arr
 
 
 class StreamingToeplitzNoise:
@@ -47,7 +36,7 @@ class StreamingToeplitzNoise:
 
     def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 512):
         self.xp = array_namespace(like)
-        self.taps_host = _check_taps(taps)
+        self.taps_host = check_real_array("taps", taps)
         self.n = self.taps_host.size
         self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
         self.columns = int(math.prod(shape))

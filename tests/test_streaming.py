@@ -33,3 +33,27 @@ def test_memory_is_bounded_by_the_filter_length_not_the_horizon():
     for _ in range(20):
         stream(rng.standard_normal((100, 4)))
     assert stream.history.shape == (49, 4)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        (([], (2,)), {}, "taps must be a non-empty 1-D sequence"),
+        ((np.ones((2, 2)), (2,)), {}, "taps must be a non-empty 1-D sequence"),
+        ((["a", "b"], (2,)), {}, "taps must be a sequence of real numbers"),
+        (([1.0, 1j], (2,)), {}, "taps must be a sequence of real numbers"),
+        (([1.0, np.nan], (2,)), {}, "taps must be finite"),
+        (([1.0], (0,)), {}, r"shape must lie in \[1"),
+        (([1.0], (2.5,)), {}, "shape must be an integer"),
+        (([1.0], (2,)), dict(max_columns=0), r"max_columns must lie in \[1"),
+    ],
+)
+def test_bad_constructor_arguments_are_refused_naming_the_parameter(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        StreamingToeplitzNoise(*args, np.zeros(1), **kwargs)
+
+
+def test_a_block_of_the_wrong_shape_is_refused():
+    stream = StreamingToeplitzNoise(np.ones(3), (4, 2), np.zeros(1))
+    with pytest.raises(ValueError, match=r"w must have shape \(K, \*\(4, 2\)\), got \(5, 2, 4\)"):
+        stream(np.zeros((5, 2, 4)))
