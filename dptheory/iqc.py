@@ -31,7 +31,8 @@ which is *exact* for quadratics with ``μ = L`` (tested). ``variant="paper"`` re
 Numerics (digest §5.2, with a program normaliser ``2μ(L − μ)`` in place of ``c``, so that ``λ_0 = O(1)`` as
 ``μ → L`` too): ``ψ = ψ_0 φ`` with ``ψ_0 = η²/|1 − ημ − e^{iω}|²`` (the exact quadratic answer at curvature
 ``μ``) and each 2×2 block congruence-scaled by ``diag(1, ψ_0^{-1/2})``; ω on ``[0, π]`` (all data are even in
-ω) clustered at 0 as ``ω = π u²`` because ψ peaks there with width ~ημ; trapezoid weights.
+ω) clustered at 0 as ``ω = π u^p`` because ψ peaks there with width ~ημ (``p = 2``, larger when
+``ημ < 1.4e-4`` at 600 points, :func:`_grid_power`); trapezoid weights.
 
 Certificate (every returned value). The solver's ``(ψ, λ)`` is not trusted: its ``λ`` is projected onto the
 multiplier set, and for it the smallest feasible ``ψ`` and the best normaliser are computed in closed form on
@@ -40,7 +41,8 @@ rounding, whatever Clarabel's accuracy. The static multiplier ``λ = (1, 0, …)
 kept when it is smaller. This fills the program's holes (docs/socp_convergence.md): as ``μ → L`` the blocks
 become singular at every ω and Clarabel stops at ``optimal_inaccurate`` (``κ ≲ 1.001``), but the static
 certificate tends to the ``μ = L`` closed form (relative excess ~1.1(κ − 1) + grid error); at ``κ ≳ 10⁶``
-(ν-FTRL(1/κ)) the solver's ``optimal_inaccurate`` multiplier certifies a bound within ~1e-8 of its objective.
+(ν-FTRL(1/κ)) the solver's ``optimal_inaccurate`` multiplier is certified the same way. Clarabel still fails
+(``SolverError``, raised) for ν-FTRL(1/κ) at ``κ ≳ 10⁷``.
 """
 
 from __future__ import annotations
@@ -113,6 +115,13 @@ def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
     q[:-1] += dw / 2
     q[1:] += dw / 2
     return omega, q / math.pi
+
+
+def _grid_power(n: int, width: float) -> float:
+    r"""Exponent ``p`` of the grid ``ω = π u^p``: 2 (digest §5.2), raised when ψ's peak at ω = 0, of width
+    ``width = ημ``, is narrower than ``π(4/(n − 1))²`` so that about as many points fall in it as at
+    ``ημ = 1.4e-4`` (n = 600): ``p = max(2, log(π/width)/log((n − 1)/4))``."""
+    return max(2.0, math.log(math.pi / width) / math.log((n - 1) / 4))
 
 
 def _check_program(problem, n_grid, tau_max) -> tuple[int, int]:
@@ -271,7 +280,7 @@ def F_inf_bound(
     settings = dict(beta=corr.name, kappa=problem.kappa, eta=problem.eta, mu=problem.mu, L=problem.L,
                     sigma_sgd=problem.sigma_sgd, d=problem.d, rho=rho, G=G, n_grid=n_grid, tau_max=tau_max, variant=variant)
     gamma_sq = corr.limiting_sensitivity() ** 2
-    omega, q = frequency_grid(n_grid)
+    omega, q = frequency_grid(n_grid, _grid_power(n_grid, problem.eta * problem.mu))
     if not math.isfinite(gamma_sq):
         return BoundResult(math.inf, omega, np.full(n_grid, np.nan), {}, dict(status="not solved: gamma_inf = inf",
                            solver=None, solve_time=0.0, iterations=None), settings)
@@ -361,7 +370,7 @@ def optimize_correlation(
     rtol = check_in_interval("rtol", rtol, 0.0)
     if problem.mu == problem.L:
         raise ValueError("mu must be < L for the alternating minimisation (at mu = L the optimum is beta* of Thm 2.1)")
-    omega, q = frequency_grid(n_grid)
+    omega, q = frequency_grid(n_grid, _grid_power(n_grid, problem.eta * problem.mu))
     corr = as_correlation(start) if start is not None else nu_ftrl(min(problem.eta * problem.mu, 0.999))
     abs2 = corr.spectrum(omega)
     history = []
