@@ -296,9 +296,10 @@ def _quadratic_limit(corr, problem: StronglyConvex, dp: float, factor: float, om
     r"""``μ = L``: the program's infimum is approached as ``λ_0/c → ∞`` and not attained (the 2×2 blocks become
     singular at every ω), so no solver reports ``optimal``. Its limit is ``ψ/c = η²/|1 − ηL − e^{iω}|²``, the
     exact transfer function of the quadratic, which makes the bound the exact quadratic ``F∞`` (Thm F.2):
-    ``factor·η²(dp·E_q(β) + σ_sgd²/(1 − q²))``, ``q = 1 − ηL``, with the pole integral of the analytic core."""
-    eta, q = problem.eta, 1.0 - problem.eta * problem.L
-    value = eta**2 * (dp * corr.filtered_energy(q) + problem.sigma_sgd**2 / (1.0 - q**2))
+    ``factor·η²(dp·E_q(β) + σ_sgd²/(1 − q²))``, ``q = 1 − ηL``, with the pole integral of the analytic core,
+    given ``1 − q = ηL`` (and ``1 − q² = ηL(2 − ηL)``) directly, so that small ``ηL`` cancels nothing."""
+    eta, gap = problem.eta, problem.eta * problem.L
+    value = eta**2 * (dp * corr.filtered_energy(gap=gap) + problem.sigma_sgd**2 / (gap * (2.0 - gap)))
     psi = _quadratic_weight(eta, problem.L, omega)
     stats = dict(status="closed form (mu = L: the limit of the program)", solver=None, solve_time=0.0, iterations=None)
     return BoundResult(factor * value, omega, psi, {0: math.inf}, stats, settings)

@@ -51,6 +51,14 @@ def test_closed_form_at_mu_equal_L_is_the_time_domain_quadratic_value(beta):
     assert res.value == pytest.approx(time_domain_quadratic_F_inf(beta, problem, rho=0.7, G=1.5), rel=1e-10)
 
 
+def test_closed_form_at_mu_equal_L_cancels_nothing_when_eta_L_is_tiny():
+    """ηL = 1e-12: DP-SGD's F∞ = (L/2)η²(γ²/(2ρ) + σ_sgd²)/(ηL(2 − ηL)) = η(1/2 + σ_sgd²)/(2(2 − ηL)); forming
+    1 − q² from q = 1 − ηL would be off by ~1e-4 here."""
+    problem = dpt.StronglyConvex(eta=1e-6, mu=1e-6, L=1e-6, sigma_sgd=0.5)
+    expected = problem.eta * (0.5 + 0.25) / (2 * (2 - 1e-12))
+    assert F_inf_bound(dpt.dpsgd(), problem, rho=1.0).value == pytest.approx(expected, rel=1e-12)
+
+
 def test_bound_tends_to_the_exact_value_as_kappa_tends_to_1():
     """μ = 0.999 L: the bound exceeds the worst quadratic by < 0.2% (the 600-point grid alone contributes
     ~5e-4, docs/socp_convergence.md)."""
