@@ -103,13 +103,13 @@ def test_a_truncation_that_moves_F_inf_is_recorded_and_warned():
     problem = dpt.MeanEstimation(0.1)
     beta = dpt.nu_ftrl(1e-6)
     with pytest.warns(UserWarning, match=r"first 16384 taps of nu_ftrl\(1e-06\).*moves F_inf from 0\.01624"):
-        sim = dpt.simulate(beta, problem, rho=1.0, seeds=4, steps=200)
+        sim = dpt.simulate(beta, problem, rho=1.0, seeds=4, steps=200, burn_in=0)
     t = sim.truncation
     assert (t.requested, t.taps, sim.mechanism.beta.size) == ("nu_ftrl(1e-06)", 16384, 16384)
     assert t.F_inf_requested == dpt.F_inf(beta, problem, rho=1.0)
     assert t.F_inf_simulated == dpt.F_inf(sim.mechanism, problem, rho=1.0)
     assert t.relative_shift == pytest.approx(-0.147, abs=0.005)
-    assert t.gamma_ratio == pytest.approx(sim.mechanism.limiting_sensitivity() / beta.limiting_sensitivity())
+    assert t.gamma_ratio == pytest.approx(sim.settings["sigma_dp"] * math.sqrt(2.0) / beta.limiting_sensitivity())  # ρ = 1
 
 
 def test_a_truncation_below_the_standard_error_is_recorded_silently():
