@@ -257,6 +257,10 @@ def simulate(
     _check_problem(problem)
     seeds = check_int("seeds", seeds, 2, why="the standard error is taken across independent chains")
     seed = check_int("seed", seed, 0)
+    steps, burn_in, taps, block = (
+        None if value is None else check_int(name, value, lo)
+        for name, value, lo in (("steps", steps, 1), ("burn_in", burn_in, 0), ("taps", taps, 1), ("block", block, 1))
+    )
     if not isinstance(clip, (bool, np.bool_)):
         raise ValueError(f"clip must be True or False, got {clip!r}")
     if backend is not None and not isinstance(backend, str):
@@ -264,7 +268,7 @@ def simulate(
     corr = as_correlation(beta)
     if not isinstance(corr, ToeplitzCorrelation):
         raise ValueError(f"beta must be a Toeplitz correlation, got {corr!r}")
-    n_taps = default_taps(corr) if taps is None else check_int("taps", taps, 1)
+    n_taps = default_taps(corr) if taps is None else taps
     mechanism = FiniteToeplitz(corr.coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
     gamma = mechanism.limiting_sensitivity()
     if not math.isfinite(gamma):
@@ -272,8 +276,8 @@ def simulate(
     truncation = _truncation(corr, mechanism, gamma, problem, rho, G)
     sigma_dp = gamma / math.sqrt(2.0 * rho)
     mixing = _mixing_time(problem)
-    steps = int(max(2000, math.ceil(20 * mixing))) if steps is None else check_int("steps", steps, 1)
-    burn_in = int(math.ceil(5 * mixing) + n_taps) if burn_in is None else check_int("burn_in", burn_in, 0)
+    steps = int(max(2000, math.ceil(20 * mixing))) if steps is None else steps
+    burn_in = int(math.ceil(5 * mixing) + n_taps) if burn_in is None else burn_in
 
     bk = get_backend(backend)
     xp = bk.xp
@@ -283,8 +287,6 @@ def simulate(
     total = burn_in + steps
     if block is None:
         block = int(min(total, max(2 * n_taps, 1024), max(256, 2**25 // (seeds * d))))
-    else:
-        block = check_int("block", block, 1)
     theta = xp.zeros((seeds, d), dtype=xp.float64)
     noise = StreamingToeplitzNoise(mechanism.beta, (seeds, d), theta)
     loss_sum = xp.zeros((seeds,), dtype=xp.float64)
