@@ -219,14 +219,18 @@ def _roots_outside_disk(beta: np.ndarray) -> bool:
     coefficients and decided there. No fixed tolerance: a zero at ``1 + 1e-12`` is outside, one at ``1`` is not.
     """
     roots = np.roots(beta[::-1])
-    powers = np.abs(roots)[:, None] ** np.arange(beta.size)[None, :]
-    deriv = np.polynomial.polynomial.polyval(roots, np.arange(1, beta.size) * beta[1:])
+    distance = np.abs(roots) - 1.0
+    if np.any(distance <= -0.5):
+        return False
+    near = roots[distance < 0.5]  # the others are decided whatever their rounding (|z|^t would overflow)
+    powers = np.abs(near)[:, None] ** np.arange(beta.size)[None, :]
+    deriv = np.polynomial.polynomial.polyval(near, np.arange(1, beta.size) * beta[1:])
     with np.errstate(divide="ignore", invalid="ignore"):
         slack = 8 * beta.size * UNIT_ROUNDOFF * (powers @ np.abs(beta)) / np.abs(deriv)
-    distance = np.abs(roots) - 1.0
+    distance = np.abs(near) - 1.0
     if np.any(distance < -slack):
         return False
-    undecided = roots[~(distance > slack)]
+    undecided = near[~(distance > slack)]
     if undecided.size == 0:
         return True
     coeffs = [mpmath.mpf(float(x)) for x in beta[::-1]]
@@ -249,9 +253,9 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
     * trailing taps below ``1e-15·max|β|`` are set aside when that is provably harmless (Rouché: they cannot
       move a zero across the circle if their ℓ¹ norm is below ``min_{|z|=1}|P|``), since they would wreck the
       conditioning of the companion matrix;
-    * up to 256 taps: companion-matrix roots, each compared with the circle against its own rounding error
+    * up to 256 taps (after that): companion-matrix roots, each compared with the circle against its own rounding error
       and refined in extended precision where that does not decide (:func:`_roots_outside_disk`);
-    * longer: the argument principle on a uniform grid of the circle (winding number of ``P(e^{iω})``, grid
+    * longer, or where the tiny taps cannot be set aside: the argument principle on a uniform grid of the circle (winding number of ``P(e^{iω})``, grid
       refined until no phase step exceeds π/4), with a zero on the circle declared only when ``min|P|`` is
       below the rounding error of its FFT evaluation, ``4u·log₂M·Σ|β_t|``.
     """
@@ -259,11 +263,16 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
     keep = np.nonzero(np.abs(beta) > 1e-15 * np.max(np.abs(beta)))[0]
     head, dropped = beta[: keep[-1] + 1], float(np.sum(np.abs(beta[keep[-1] + 1 :])))
     if dropped > 0 and not dropped < _min_modulus_on_circle(head):
-        head, dropped = beta, 0.0
+        return _winding_number_is_zero(beta)
     if head.size <= 1:
         return True
     if head.size <= 256:
         return _roots_outside_disk(head)
+    return _winding_number_is_zero(head)
+
+
+def _winding_number_is_zero(head: np.ndarray) -> bool:
+    """The argument principle on the unit circle (see :func:`is_minimum_phase`)."""
     M = _next_pow2(16 * head.size)
     floor = 4 * UNIT_ROUNDOFF * float(np.sum(np.abs(head)))
     while True:
