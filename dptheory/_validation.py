@@ -62,6 +62,8 @@ def check_in_interval(
 def check_int(name: str, value, lo: int, hi: float = math.inf, *, why: str = "") -> int:
     """Return ``value`` as an int if it is a whole number in ``[lo, hi]``, else raise naming ``name`` and the range."""
     x = check_in_interval(name, value, lo, hi, lo_closed=True, hi_closed=math.isfinite(hi), why=why)
+    if isinstance(value, (int, np.integer)):
+        return int(value)  # exact, also beyond 2**53 where the float above rounds
     if x != int(x):
         reason = f" ({why})" if why else ""
         raise ValueError(f"{name} must be an integer in {_fmt_interval(lo, hi, True, math.isfinite(hi))}{reason}, got {value!r}")

@@ -192,6 +192,12 @@ class ToeplitzCorrelation(Correlation):
         return math.sqrt(self._gamma_inf_sq(_check_method(method)))
 
     def _gamma_inf_sq(self, method: str) -> float:
+        cache = self.__dict__.setdefault("_gamma_inf_sq_by_method", {})  # mechanisms are immutable
+        if method not in cache:
+            cache[method] = self._compute_gamma_inf_sq(method)
+        return cache[method]
+
+    def _compute_gamma_inf_sq(self, method: str) -> float:
         if not self.is_minimum_phase():
             return math.inf
         if method in ("auto", "closed_form"):
