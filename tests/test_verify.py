@@ -1,15 +1,29 @@
 """``make verify-quick`` works end to end: every claim passes and the report and figure are written."""
 
 import json
+import math
+
+import numpy as np
+import pytest
 
 from verify.__main__ import main
+
+LOOSE = 10.0  # a bound side further than this factor from its measurement cannot fail in practice
+
+
+def _loose_bound_sides(claim: dict) -> list[float]:
+    """Finite, nonzero sides of a bounds claim further than LOOSE× from the measurement (0 and ±inf are one-sided)."""
+    m = abs(claim["measured"])
+    sides = [s for s in claim["bounds"] if math.isfinite(s) and s != 0]
+    return [s for s in sides if not (m / LOOSE <= abs(s) <= LOOSE * m)] if sides else [math.inf]
 
 
 def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(tmp_path, monkeypatch):
     monkeypatch.setenv("DPTHEORY_CACHE", str(tmp_path / "cache"))
     assert main(["--quick", "--out", str(tmp_path)]) == 0
     cached = sorted((tmp_path / "cache").glob("*.json"))
-    assert len(cached) == 30  # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3
+    # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3 + μ = L × 2
+    assert len(cached) == 32
     stamps = [p.stat().st_mtime_ns for p in cached]
     assert main(["--quick", "--out", str(tmp_path)]) == 0  # the second run only reads the cache
     assert [p.stat().st_mtime_ns for p in cached] == stamps
@@ -24,6 +38,16 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert (tmp_path / "isrl_excess_risk.png").stat().st_size > 10_000
     assert "Seed 002, Figure 3" in (tmp_path / "REPORT.md").read_text()  # the rendered rate table is in the report
     ids = {c["id"] for c in claims}
+    assert len(ids) == len(claims)  # one claim per configuration: no id counted twice
+    seed004 = [c for c in claims if c["paper"] == "seed 004" and not c["informational"]]
+    # a check must be able to fail: no bound side 10× away from its measurement, no [x, inf] on both sides
+    assert {c["id"]: _loose_bound_sides(c) for c in seed004 if c["bounds"] and _loose_bound_sides(c)} == {}
+    # claims that held by construction are informational: β* = DP-SGD at η = 1, the LTI-accepting tolerance
+    info = {c["id"] for c in claims if c["informational"]}
+    assert {"fig1.ratio.eta=1", "linreg.exact_over_lti.eta=0.005", "fig3.sim.logistic.DP-SGD"} <= info
+    # the base point of Figure 2 is claimed once, under the d sweep
+    assert not [i for i in ids if i.startswith(("fig2.d_eff.", "fig2.eta.")) and i.endswith(".eta=0.02.exact")]
+    assert "fig1.sim.beta_star.eta=1" not in ids and "fig2.eta.nu-Noisy-FTRL.eta=0.01.truncation" in ids
     assert {"Table 9.s_max.T_min", "Table 8.eps=3.sigma", "eps_vs_T.mc_contains_pld.T=1918"} <= ids
     assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temporary file
 
@@ -35,3 +59,45 @@ def test_a_failing_claim_is_reported_as_failed():
     assert Claim("x", "p", "w", "s", predicted=1.0, measured=1.04, rtol=0.05).passed
     assert not Claim("x", "p", "w", "s", predicted=2.0, measured=1.0, interval=(0.9, 1.1)).passed
     assert not Claim("x", "p", "w", "s", predicted=0.5, measured=3.0, bounds=(0.5, 2.0)).passed
+
+
+def test_loose_bounds_are_detected():
+    claim = dict(measured=1e-3, bounds=[9e-4, 0.1])  # Thm C.15's upper side 100× above the measurement
+    assert _loose_bound_sides(claim) == [0.1]
+    assert _loose_bound_sides(dict(measured=1.2, bounds=[1.0, math.inf])) == []
+    assert _loose_bound_sides(dict(measured=1.2, bounds=[0.0, math.inf])) == [math.inf]  # holds by construction
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_every_slope_fit_of_seed_004_has_independent_points(quick):
+    """Figure 2's slope SE assumes independent points: each point of a sweep has its own seed, a point shared
+    by two sweeps the same one (one run), and the two mechanisms of a point differ too."""
+    from verify import figure1, figure2
+    from verify._runner import point_seed
+
+    _, sweeps = figure2._sweeps(quick)
+    by_key = {}
+    for points in sweeps.values():
+        for name in ("Noisy-SGD", "nu-Noisy-FTRL"):
+            seeds = [point_seed(figure2.SEED, name, p.eta, p.eigs) for _, p in points]
+            assert len(set(seeds)) == len(seeds)
+            for (_, p), s in zip(points, seeds):
+                assert by_key.setdefault((name, figure2._key(p)), s) == s
+    assert len(set(by_key.values())) == len(by_key)
+    etas = [0.01, 0.1, 1.5]
+    assert len({point_seed(11, label, e) for e in etas for label in ("beta_star", "dpsgd")}) == 2 * len(etas)
+    assert point_seed(11, "dpsgd", 0.1) == point_seed(11, "dpsgd", 0.1)  # same settings, same numbers
+    assert point_seed(1, np.array([1.0, 0.5])) != point_seed(1, np.array([1.0, 0.25]))
+
+
+def test_figure_2_truncation_keeps_the_simulated_mechanism_within_tolerance():
+    import dptheory as dpt
+    from verify import figure2
+
+    p = dpt.LinearRegression(0.01, 1.0 / np.arange(1, 33))
+    beta = dpt.nu_ftrl(p.eta * p.mu)
+    n = figure2.truncation_taps(beta, p)
+    full = dpt.F_inf(beta, p, rho=1.0)
+    assert abs(dpt.F_inf(dpt.toeplitz(beta.coeffs(n)), p, rho=1.0) / full - 1) <= figure2.TRUNCATION_RTOL
+    assert abs(dpt.F_inf(dpt.toeplitz(beta.coeffs(n // 2)), p, rho=1.0) / full - 1) > figure2.TRUNCATION_RTOL
+    assert figure2.truncation_taps(dpt.dpsgd(), p) is None

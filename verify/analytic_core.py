@@ -46,7 +46,13 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     for eta, mc in digest_mc.items():
         p = dpt.LinearRegression(eta, lam)
         ratio = dpt.F_inf(dpt.dpsgd(), p, rho=1.0) / dpt.F_inf(dpt.dpsgd(), p, rho=1.0, kind="lti")
+        # a check only where the ±2% tolerance excludes the LTI surrogate (ratio 1); at η = 0.005 the gap is 1.4%,
+        # and Figure 2's simulation (fig2.eta.*.eta=0.005.not_lti) is what separates the two there
+        weak = abs(mc - 1.0) <= 0.02 * mc
         claims.append(Claim(f"linreg.exact_over_lti.eta={eta:g}", PAPER, "Thm 2.2, App. C (digest §8 #23b)",
-                            "exact Gaussian F∞ / LTI part vs independent Monte-Carlo (d=128, λ_k=1/k, Noisy-SGD)",
-                            mc, ratio, rtol=0.02, tolerance_why="the digest's MC carries ±2% (64–192 chains)"))
+                            "exact Gaussian F∞ / LTI part vs independent Monte-Carlo (d=128, λ_k=1/k, Noisy-SGD)"
+                            + (" — the tolerance also accepts the LTI surrogate (ratio 1), so not a check; "
+                               "see fig2.eta.Noisy-SGD.eta=0.005.not_lti" if weak else ""),
+                            mc, ratio, rtol=0.02, tolerance_why="the digest's MC carries ±2% (64–192 chains)",
+                            informational=weak))
     return claims
