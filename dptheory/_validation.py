@@ -108,3 +108,72 @@ def check_variant(variant: str) -> str:
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     return variant
+
+
+# -- vectorised values, positive integers and callables (issue 18, item 4) ------------------------------------------
+
+def check_real_values(
+    name: str,
+    values,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_closed: bool = False,
+    hi_closed: bool = False,
+    why: str = "",
+    ndim: int | None = None,
+    allow_empty: bool = True,
+    allow_nonfinite: bool = False,
+) -> np.ndarray:
+    """Return ``values`` as a float array of its own shape (0-d for a scalar) with every entry in the interval,
+    or raise naming ``name`` and the interval: the vectorised :func:`check_in_interval`.
+
+    Strings, booleans, complex numbers, ``None`` and ragged or object sequences are refused rather than
+    coerced. NaN is always refused, ``±inf`` unless that end of the interval is infinite and closed.
+    ``ndim`` fixes the number of dimensions (``None``: any); ``allow_empty=False`` refuses a size-0 array;
+    ``allow_nonfinite=True`` skips the finiteness and range checks (arrays whose non-finite entries mean
+    something, such as overflowed coefficients).
+    """
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a real number or an array of them, got {values!r:.80}")
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        raise ValueError(f"{name} must be a real number or an array of them, got a ragged sequence") from None
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a real number or an array of them, got {values!r:.80}")
+    arr = arr.astype(float)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} must be non-empty, got shape {arr.shape}")
+    if allow_nonfinite:
+        return arr
+    with np.errstate(invalid="ignore"):
+        ok = (arr >= lo if lo_closed else arr > lo) & (arr <= hi if hi_closed else arr < hi)  # NaN fails both
+    if not np.all(ok):
+        bad = float(arr[~ok].flat[0])
+        if math.isinf(lo) and math.isinf(hi) and not (lo_closed or hi_closed):
+            raise ValueError(f"{name} must be finite, got {bad}")
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must lie in {_fmt_interval(lo, hi, lo_closed, hi_closed)}{reason}, got {bad:g}")
+    return arr
+
+
+def check_positive_int(name: str, value) -> int:
+    """:func:`check_int` with ``lo = 1``, saying "a positive integer" when the value is real but not one."""
+    check_real(name, value)  # wrong types and NaN/inf keep their own message
+    try:
+        return check_int(name, value, 1)
+    except ValueError:
+        raise ValueError(f"{name} must be a positive integer (valid range [1, inf)), got {value!r}") from None
+
+
+def check_callable(name: str, value):
+    """``value`` if it is callable, else raise naming ``name``."""
+    if not callable(value):
+        raise ValueError(f"{name} must be callable, got {value!r:.80}")
+    return value
+
+
+__all__ += ["check_real_values", "check_positive_int", "check_callable"]

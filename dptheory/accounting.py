@@ -40,7 +40,7 @@ import sys
 
 from scipy.optimize import brentq
 
-from ._validation import check_in_interval
+from ._validation import check_in_interval, check_real_values
 
 __all__ = [
     "CONVERSION_METHODS",
@@ -72,13 +72,10 @@ def _check_method(method) -> str:
 
 def _check_sensitivity(sensitivity) -> float:
     """Sensitivity lies in ``(0, inf]``; ``inf`` is allowed (it gives an infinite noise multiplier)."""
-    try:
-        x = float(sensitivity)
-    except (TypeError, ValueError):
-        raise ValueError(f"sensitivity must be a real number, got {sensitivity!r}") from None
-    if x == _INF:
-        return x
-    return check_in_interval("sensitivity", x, 0.0, _INF, hi_closed=True)
+    x = check_real_values("sensitivity", sensitivity, 0.0, _INF, hi_closed=True)
+    if x.ndim != 0:
+        raise ValueError(f"sensitivity must be a real number, got an array of shape {x.shape}")
+    return float(x)
 
 
 def _check_rho(rho, *, allow_zero: bool) -> float:

@@ -31,7 +31,7 @@ import scipy.linalg
 from scipy import fft as sfft
 from scipy import integrate
 
-from ._validation import check_in_interval, check_int, check_real_array
+from ._validation import check_in_interval, check_int, check_real_array, check_real_values
 from .spectral import (
     UNIT_ROUNDOFF,
     geometric_filter_energy,
@@ -64,6 +64,16 @@ _TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncat
 
 def _check_horizon(T) -> int:
     return check_int("T", T, 1)
+
+
+def _check_length(n) -> int:
+    """A number of coefficients: a whole number ``n >= 0``."""
+    return check_int("n", n, 0)
+
+
+def _check_omega(omega) -> np.ndarray:
+    """Frequencies: finite reals of any shape."""
+    return check_real_values("omega", omega)
 
 
 def _check_gap(q, gap) -> tuple[np.ndarray, bool]:
@@ -292,17 +302,18 @@ class FiniteToeplitz(ToeplitzCorrelation):
         self._min_phase: bool | None = None
 
     def coeffs(self, n: int) -> np.ndarray:
+        n = _check_length(n)
         out = np.zeros(n)
         k = min(n, self.beta.size)
         out[:k] = self.beta[:k]
         return out
 
     def dtft(self, omega) -> np.ndarray:
-        z = np.exp(-1j * np.asarray(omega, dtype=float))
+        z = np.exp(-1j * _check_omega(omega))
         return np.polynomial.polynomial.polyval(z, self.beta)
 
     def spectrum(self, omega) -> np.ndarray:
-        omega = np.asarray(omega, dtype=float)
+        omega = _check_omega(omega)
         M = omega.size
         # On a uniform grid ω_k = ω_0 + 2πk/M (what periodic_mean evaluates) the DTFT is one FFT of the
         # modulated sequence β_t e^{−iω_0 t}, folded modulo M; elsewhere evaluate the polynomial.
@@ -344,6 +355,7 @@ class FiniteToeplitz(ToeplitzCorrelation):
         return b0, -b1 / b0, log_abs
 
     def inverse_coeffs(self, n: int) -> np.ndarray:
+        n = _check_length(n)
         first = self._first_order()
         if first is None:
             return series_inverse(self.beta, n)
@@ -397,6 +409,7 @@ class SqrtToeplitz(ToeplitzCorrelation):
         self.name = name or f"SqrtToeplitz(nu={self.nu:g})"
 
     def _recurrence(self, n: int, shift: float) -> np.ndarray:
+        n = _check_length(n)
         t = np.arange(1, n, dtype=float)
         return np.concatenate([[1.0], np.cumprod(self.r * (t - shift) / t)])[:n]
 
@@ -407,10 +420,10 @@ class SqrtToeplitz(ToeplitzCorrelation):
         return self._recurrence(n, 0.5)
 
     def dtft(self, omega) -> np.ndarray:
-        return np.sqrt(1.0 - self.r * np.exp(-1j * np.asarray(omega, dtype=float)))
+        return np.sqrt(1.0 - self.r * np.exp(-1j * _check_omega(omega)))
 
     def spectrum(self, omega) -> np.ndarray:
-        return np.abs(1.0 - self.r * np.exp(-1j * np.asarray(omega, dtype=float)))
+        return np.abs(1.0 - self.r * np.exp(-1j * _check_omega(omega)))
 
     def is_minimum_phase(self) -> bool:
         return self.nu > 0.0

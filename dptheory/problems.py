@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from ._validation import check_in_interval, check_positive_array
+from ._validation import check_in_interval, check_positive_array, check_positive_int
 
 __all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"]
 
@@ -120,13 +120,17 @@ class LinearRegression:
         r"""``C_kurt`` of Assumption C.2 (A3); for Gaussian inputs ``C_kurt = 3`` (digest 004 §2)."""
         return 3.0
 
+    def _eta_or_own(self, eta) -> float:
+        """``eta`` if given (a learning rate ``>= 0``; the root searches start at 0), else :attr:`eta`."""
+        return self.eta if eta is None else check_in_interval("eta", eta, 0.0, lo_closed=True)
+
     def coupling(self, eta: float | None = None) -> float:
         r"""``c(η) = Σ_j ηλ_j / (2(1 − ηλ_j))``: the gain of the multiplicative-noise feedback loop.
 
         The stationary second moment of SGD on Gaussian data exists iff ``ηλ_max < 1`` and ``c(η) < 1``
         (docs/linear_regression_exact.md).
         """
-        x = (self.eta if eta is None else eta) * self.eigs
+        x = self._eta_or_own(eta) * self.eigs
         if np.any(x >= 1.0):
             return np.inf
         return float(np.sum(x / (2.0 * (1.0 - x))))
@@ -159,7 +163,7 @@ class LinearRegression:
         At ``d = 1`` it reduces to ``E(1 − ηλz²)⁴ = 1 − 4a + 18a² − 60a³ + 105a⁴ < 1``. ``inf`` where some
         ``C_ij ≥ 1`` (the diagonal moment alone grows).
         """
-        a = (self.eta if eta is None else eta) * self.eigs
+        a = self._eta_or_own(eta) * self.eigs
         ai, aj = a[:, None], a[None, :]
         e = 2 * (ai + aj) - 2 * (ai**2 + aj**2) - 8 * ai * aj + 12 * ai * aj * (ai + aj) - 24 * ai**2 * aj**2
         if np.any(e <= 0.0):
@@ -220,9 +224,7 @@ class StronglyConvex:
             self, "eta", check_in_interval("eta", self.eta, 0.0, 2.0 / L, why=f"eta*L < 2 for a stable recursion, L={L:g}")
         )
         object.__setattr__(self, "sigma_sgd", check_in_interval("sigma_sgd", self.sigma_sgd, 0.0, lo_closed=True))
-        if isinstance(self.d, bool) or not float(self.d).is_integer() or int(self.d) < 1:
-            raise ValueError(f"d must be a positive integer (valid range [1, inf)), got {self.d!r}")
-        object.__setattr__(self, "d", int(self.d))
+        object.__setattr__(self, "d", check_positive_int("d", self.d))
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
 

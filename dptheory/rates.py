@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ._validation import check_variant
+from ._validation import check_in_interval, check_positive_int, check_real_values, check_variant
 
 __all__ = [
     "eta",
@@ -105,7 +105,10 @@ class Rate:
     def __post_init__(self):
         if self.bound not in BOUNDS:
             raise ValueError(f"bound must be one of {BOUNDS}, got {self.bound!r}")
-        expr = sp.sympify(self.expr)
+        try:
+            expr = sp.sympify(self.expr)
+        except (sp.SympifyError, TypeError, SyntaxError):
+            raise ValueError(f"expr must be a sympy expression, got {self.expr!r:.80}") from None
         unknown = sorted(s.name for s in expr.free_symbols if s not in SYMBOLS.values())
         if unknown:
             raise ValueError(f"expr may only contain the symbols {sorted(SYMBOLS)}, got {unknown}")
@@ -136,10 +139,7 @@ class Rate:
             raise ValueError(f"missing value(s) for {missing} to evaluate {self}")
         arrays = {}
         for n, value in values.items():
-            v = np.asarray(value, dtype=float)
-            if not np.all(np.isfinite(v) & (v > 0)):
-                raise ValueError(f"{n} must be positive and finite (valid range (0, inf)), got {value!r}")
-            arrays[n] = v
+            arrays[n] = check_real_values(n, value, 0.0, why="positive and finite")
         out = np.asarray(_lambdified(self.expr, names)(*(arrays[n] for n in names)), dtype=float)
         out = np.broadcast_to(out, np.broadcast_shapes(out.shape, *(v.shape for v in arrays.values())))
         if np.any(np.isnan(out) | (out < 0)):
@@ -306,8 +306,7 @@ def spectrum(kind: str, d: int, a: float | None = None) -> np.ndarray:
     exponents = {"constant": 0.0, "inverse_sqrt": 0.5, "inverse": 1.0, "inverse_square": 2.0}
     if kind not in TABLE4_SPECTRA:
         raise ValueError(f"kind must be one of {list(TABLE4_SPECTRA)}, got {kind!r}")
-    if isinstance(d, bool) or not float(d).is_integer() or int(d) < 1:
-        raise ValueError(f"d must be a positive integer (valid range [1, inf)), got {d!r}")
+    d = check_positive_int("d", d)
     if kind in exponents:
         if a is not None:
             raise ValueError(
@@ -317,8 +316,5 @@ def spectrum(kind: str, d: int, a: float | None = None) -> np.ndarray:
     else:
         if a is None:
             raise ValueError(f"kind {kind!r} ({TABLE4_SPECTRA[kind]}) needs the exponent a")
-        p = float(a)
-        ok = 0.0 < p < 1.0 if kind == "power_lt1" else p > 1.0 and np.isfinite(p)
-        if not ok:
-            raise ValueError(f"a must lie in {'(0, 1)' if kind == 'power_lt1' else '(1, inf)'} for {kind!r}, got {a!r}")
-    return np.arange(1, int(d) + 1, dtype=float) ** (-p)
+        p = check_in_interval("a", a, *((0.0, 1.0) if kind == "power_lt1" else (1.0, np.inf)), why=f"row {kind!r}")
+    return np.arange(1, d + 1, dtype=float) ** (-p)

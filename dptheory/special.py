@@ -15,6 +15,8 @@ import mpmath
 import numpy as np
 from scipy import special as sc
 
+from ._validation import check_real_values
+
 __all__ = ["ellipk_complement", "int_inv_abs", "sqrt_pole_integral"]
 
 
@@ -22,7 +24,9 @@ def ellipk_complement(kc2):
     r"""``K(k)`` given the complementary parameter ``kc2 = 1 − k²`` (stable as ``k → 1``).
 
     Returns ``inf`` at ``kc2 = 0`` (``k = 1``), as ``K`` diverges logarithmically there (Property F.10).
+    ``kc2 > 1`` (an imaginary modulus) is the analytic continuation; ``kc2 < 0`` is refused.
     """
+    kc2 = check_real_values("kc2", kc2, 0.0, lo_closed=True, why="kc2 = 1 - k^2 with a real modulus k <= 1")
     return sc.ellipkm1(kc2)
 
 
@@ -33,9 +37,7 @@ def int_inv_abs(a):
     ``4·ellipkm1(a(2 − a))``, valid for ``a ∈ (0, 2)`` and stable as ``a → 0``. ``a = 0`` gives ``inf``
     (Lemma F.14).
     """
-    a = np.asarray(a, dtype=float)
-    if not np.all((a >= 0) & (a < 2)):
-        raise ValueError(f"a must lie in [0, 2) (Lemma F.15), got {a[~((a >= 0) & (a < 2))].flat[0]:g}")
+    a = check_real_values("a", a, 0.0, 2.0, lo_closed=True, why="Lemma F.15")
     return 4.0 * sc.ellipkm1(a * (2.0 - a))
 
 
@@ -75,11 +77,13 @@ def sqrt_pole_integral(a, b):
     (checked against quadrature in ``tests/test_special.py``), which covers ``β*`` of Thm 2.1 for
     ``η ∈ (1, 2)`` and eigen-directions with ``ηλ ∈ [1, 2)``. At ``a = b`` it reduces to Lemma F.15.
     """
-    scalar = np.ndim(a) == 0 and np.ndim(b) == 0
-    a_arr, b_arr = (np.atleast_1d(x) for x in np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))
-    for name, arr in (("a", a_arr), ("b", b_arr)):
-        if not np.all((arr > 0) & (arr < 2)):  # also refuses NaN
-            raise ValueError(f"{name} must lie in (0, 2) (Lemma F.16), got {arr[~((arr > 0) & (arr < 2))][0]:g}")
+    a = check_real_values("a", a, 0.0, 2.0, why="Lemma F.16")
+    b = check_real_values("b", b, 0.0, 2.0, why="Lemma F.16")
+    scalar = a.ndim == 0 and b.ndim == 0
+    try:
+        a_arr, b_arr = (np.atleast_1d(x) for x in np.broadcast_arrays(a, b))
+    except ValueError:
+        raise ValueError(f"a and b must broadcast together, got shapes {a.shape} and {b.shape}") from None
     out = np.empty(a_arr.shape)
     below, equal, above = a_arr < b_arr, a_arr == b_arr, a_arr > b_arr
     out[below] = _pole_integral_carlson(a_arr[below], b_arr[below])

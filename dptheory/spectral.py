@@ -26,6 +26,15 @@ from scipy import fft as sfft
 from scipy import integrate
 from scipy.signal import lfilter
 
+from ._validation import (
+    check_callable,
+    check_in_interval,
+    check_int,
+    check_positive_array,
+    check_real_array,
+    check_real_values,
+)
+
 __all__ = [
     "periodic_mean",
     "series_inverse",
@@ -51,8 +60,12 @@ def periodic_mean(
     ``f`` maps a 1-D array of frequencies ``ω_k = 2πk/M`` to values of shape ``(M,)`` or ``(M, p)``
     (``p`` integrands at once). Stops when successive estimates agree to ``rtol``; raises
     :class:`RuntimeError` if that needs more than 2²⁴ points (an integrand with a near-singularity on the
-    unit circle, e.g. ``ν`` or ``ηλ`` below ~1e-6).
+    unit circle, e.g. ``ν`` or ``ηλ`` below ~1e-6). ``min_points`` is at least 16: on coarser grids two
+    successive trapezoid sums can agree by accident (``cos²`` on 1 and 2 points gives 1, not ½).
     """
+    check_callable("f", f)
+    min_points = check_int("min_points", min_points, 16, why="coarser grids can agree by accident")
+    rtol = check_in_interval("rtol", rtol, 0.0, lo_closed=True)
     M = _next_pow2(min_points)
     omega = 2.0 * np.pi * np.arange(M) / M
     prev = np.mean(f(omega), axis=0)
@@ -120,7 +133,8 @@ def series_inverse_error_bound(beta: np.ndarray, c: np.ndarray) -> float:
     is taken on a grid of ``M ≥ 8·len(β)`` points lowered by the Lipschitz slack ``(π/M)Σ_t t|β_t|``. Returns
     ``inf`` when ``ĉ`` is not finite.
     """
-    beta, c = np.asarray(beta, dtype=float), np.asarray(c, dtype=float)
+    beta = check_real_array("beta", beta)
+    c = check_real_values("c", c, ndim=1, allow_empty=False, allow_nonfinite=True)
     if not np.all(np.isfinite(c)):
         return math.inf
     n = c.size
@@ -134,6 +148,12 @@ def series_inverse_error_bound(beta: np.ndarray, c: np.ndarray) -> float:
     if min_abs > 0:
         gain = min(gain, 1.0 / min_abs)
     return gain * residual / norm_c
+
+
+def _check_leading_tap(beta: np.ndarray) -> np.ndarray:
+    if beta[0] == 0.0:
+        raise ValueError("beta[0] must be nonzero (valid range: beta[0] != 0): 1/B(z) has no power series otherwise")
+    return beta
 
 
 def series_inverse(beta: np.ndarray, n: int, *, method: str = "auto") -> np.ndarray:
@@ -150,10 +170,11 @@ def series_inverse(beta: np.ndarray, n: int, *, method: str = "auto") -> np.ndar
     Coefficients that overflow (a non-minimum-phase ``β``, whose inverse grows geometrically) come back
     as ``±inf``/``nan``; callers treat any non-finite entry as an infinite norm.
     """
-    beta = np.asarray(beta, dtype=float)
+    beta = _check_leading_tap(check_real_array("beta", beta))
+    n = check_int("n", n, 0)
     if method not in _INVERSE_METHODS:
         raise ValueError(f"method must be one of {_INVERSE_METHODS}, got {method!r}")
-    if n <= 0:
+    if n == 0:
         return np.zeros(0)
     if method == "recurrence" or (method == "auto" and beta.size * n <= _RECURRENCE_WORK):
         return _inverse_by_recurrence(beta, n)
@@ -171,7 +192,9 @@ def clustered_even_mean(f: Callable[[float], float], widths, *, rtol: float = 1e
     adaptive Gauss–Kronrod (:func:`scipy.integrate.quad`), which resolves every scale in ``O(log)`` pieces.
     Raises :class:`RuntimeError` if a piece does not reach ``rtol``.
     """
-    w = np.asarray(widths, dtype=float)
+    check_callable("f", f)
+    w = check_positive_array("widths", widths)
+    rtol = check_in_interval("rtol", rtol, 50 * np.finfo(float).eps, lo_closed=True, why="the floor of scipy.integrate.quad")
     cuts = np.unique(np.concatenate([[0.0, math.pi], w[w < math.pi], 10 * w[10 * w < math.pi]]))
     total = 0.0
     for a, b in zip(cuts[:-1], cuts[1:]):
@@ -188,8 +211,8 @@ def pole_modulus_sq(gap, omega):
     The form in ``g`` keeps full relative precision as ``g → 0`` where ``|1 − q e^{iω}|`` computed from ``q``
     cancels near ``ω = 0``. Broadcasts over ``gap`` and ``omega``.
     """
-    gap = np.asarray(gap, dtype=float)
-    return gap**2 + 4.0 * (1.0 - gap) * np.sin(0.5 * np.asarray(omega, dtype=float)) ** 2
+    gap = check_real_values("gap", gap)
+    return gap**2 + 4.0 * (1.0 - gap) * np.sin(0.5 * check_real_values("omega", omega)) ** 2
 
 
 def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
@@ -200,14 +223,15 @@ def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
     ``1 − q² = g(2 − g)`` (no cancellation as ``g → 0``). Equals ``⟨β, T_q β⟩/(1 − q²)`` of Lemma C.4 with
     ``g = ηλ``. Vectorised over ``gap``.
     """
-    beta = np.asarray(beta, dtype=float)
-    gaps = np.atleast_1d(np.asarray(gap, dtype=float))
+    beta = check_real_array("beta", beta)
+    gap = check_real_values("gap", gap, 0.0, 2.0, why="gap = 1 - q = eta*lambda")
+    gaps = gap.ravel()
     out = np.empty(gaps.shape)
     for i, g in enumerate(gaps):
         q = 1.0 - g
         y = lfilter([1.0], [1.0, -q], beta)
         out[i] = np.dot(y, y) + y[-1] ** 2 * q**2 / (g * (2.0 - g))
-    return out if np.ndim(gap) else out[0]
+    return out.reshape(gap.shape) if gap.ndim else out[0]
 
 
 def _roots_outside_disk(beta: np.ndarray) -> bool:
@@ -259,7 +283,9 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
       refined until no phase step exceeds π/4), with a zero on the circle declared only when ``min|P|`` is
       below the rounding error of its FFT evaluation, ``4u·log₂M·Σ|β_t|``.
     """
-    beta = np.asarray(beta, dtype=float)
+    beta = check_real_array("beta", beta)
+    if not np.any(beta):
+        raise ValueError("beta must have a nonzero entry (the zero polynomial has zeros everywhere)")
     keep = np.nonzero(np.abs(beta) > 1e-15 * np.max(np.abs(beta)))[0]
     head, dropped = beta[: keep[-1] + 1], float(np.sum(np.abs(beta[keep[-1] + 1 :])))
     if dropped > 0 and not dropped < _min_modulus_on_circle(head):

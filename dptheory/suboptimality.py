@@ -21,7 +21,7 @@ from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
 from .problems import LinearRegression, MeanEstimation
 from .spectral import clustered_even_mean, pole_modulus_sq
 from .special import ellipk_complement
-from ._validation import check_privacy, check_variant
+from ._validation import check_privacy, check_real_values, check_variant
 
 __all__ = [
     "F_inf",
@@ -146,6 +146,8 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     """
     rho, G = check_privacy(rho, G)
     check_variant(variant)
+    if not isinstance(problem, (LinearRegression, MeanEstimation)):
+        raise ValueError(f"problem must be a LinearRegression (or a MeanEstimation, H = 1), got {type(problem).__name__}")
     eta, lam, s2 = problem.eta, problem.eigs, problem.sigma_sgd**2
     gaps = eta * lam
 
@@ -155,7 +157,7 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     mean_sqrt_h = clustered_even_mean(sqrt_h, gaps)
     dp = eta**2 * G**2 / (4.0 * rho) * mean_sqrt_h**2
     if variant == "paper":
-        return dp + 0.25 * eta * s2 * problem.trace
+        return dp + 0.25 * eta * s2 * float(np.sum(lam))  # Tr H
     return dp + 0.5 * eta * s2 * float(np.sum(lam / (2.0 - eta * lam)))
 
 
@@ -163,7 +165,9 @@ def mean_estimation_dpsgd(eta: float, *, rho: float, G: float = 1.0, sigma_sgd: 
     r"""Closed form, DP-SGD on mean estimation (Thm 2.1; Lemma F.12 with ``l = 0``):
     ``lim E δ² = ηG²/(2ρ(2 − η)) + ησ_sgd²/(2 − η)``; ``F∞`` is half of it (``variant="paper"``: all of it)."""
     problem = MeanEstimation(eta, sigma_sgd)
+    eta = problem.eta
     rho, G = check_privacy(rho, G)
+    check_variant(variant)
     second_moment = eta * G**2 / (2.0 * rho * (2.0 - eta)) + eta * problem.sigma_sgd**2 / (2.0 - eta)
     return second_moment if variant == "paper" else 0.5 * second_moment
 
@@ -173,7 +177,9 @@ def mean_estimation_optimum(eta: float, *, rho: float, G: float = 1.0, sigma_sgd
     ``lim E δ² = η²G²/(8π²ρ)(∫dω/|1 − η − e^{iω}|)² + ησ_sgd²/(2 − η) = 2η²G²K(|1 − η|)²/(π²ρ) + ησ_sgd²/(2 − η)``
     (modulus ``k = |1 − η|``, evaluated as ``ellipkm1(η(2 − η))``)."""
     problem = MeanEstimation(eta, sigma_sgd)
+    eta = problem.eta
     rho, G = check_privacy(rho, G)
+    check_variant(variant)
     K = float(ellipk_complement(eta * (2.0 - eta)))
     second_moment = 2.0 * eta**2 * G**2 * K**2 / (math.pi**2 * rho) + eta * problem.sigma_sgd**2 / (2.0 - eta)
     return second_moment if variant == "paper" else 0.5 * second_moment
@@ -185,8 +191,6 @@ def mean_estimation_ratio(eta) -> np.ndarray:
     Symmetric under ``η ↔ 2 − η``, equal to 1 at ``η = 1`` (where ``β* = DP-SGD``) and → 0 as ``η → 0`` or
     ``η → 2``. The caption's "orders of magnitude better at η → 1" contradicts this (digest 004 §10.4).
     """
-    e = np.asarray(eta, dtype=float)
-    if not np.all((e > 0) & (e < 2)):
-        raise ValueError(f"eta must lie in (0, 2) (the stability range of mean estimation), got {e[~((e > 0) & (e < 2))].flat[0]:g}")
+    e = check_real_values("eta", eta, 0.0, 2.0, why="the stability range of mean estimation")
     m1 = e * (2.0 - e)
     return 4.0 * m1 * ellipk_complement(m1) ** 2 / math.pi**2

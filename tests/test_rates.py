@@ -111,7 +111,7 @@ def test_evaluate_names_missing_unknown_and_invalid_symbols():
         r.evaluate(eta=0.1)
     with pytest.raises(ValueError, match="unknown symbol name"):
         r.evaluate(eta=0.1, G=1, trace_H=1, nu=0.01, rho=1, Tr_H=1)
-    with pytest.raises(ValueError, match="nu must be positive"):
+    with pytest.raises(ValueError, match=r"nu must lie in \(0, inf\)"):
         r.evaluate(eta=0.1, G=1, trace_H=1, nu=-0.01, rho=1)
     # outside the row's condition 0 < a < 1 the order is negative: refused, naming the conditions
     with pytest.raises(ValueError, match="outside its conditions"):
