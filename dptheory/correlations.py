@@ -35,6 +35,7 @@ from ._validation import check_in_interval, check_int, check_real_array, check_r
 from .spectral import (
     UNIT_ROUNDOFF,
     geometric_filter_energy,
+    inverse_energy_by_step_down,
     is_minimum_phase,
     periodic_mean,
     pole_modulus_sq,
@@ -225,8 +226,19 @@ class ToeplitzCorrelation(Correlation):
                               f"{'time route' if fallback is None else 'closed form'} instead", RuntimeWarning, stacklevel=3)
                 if fallback is not None:
                     return fallback
-        c = self.inverse_coeffs(self._inverse_support())
+        try:
+            n = self._inverse_support()
+        except RuntimeError:
+            value = self._gamma_inf_sq_slow_decay()
+            if value is None:
+                raise
+            return value
+        c = self.inverse_coeffs(n)
         return float(np.dot(c, c))
+
+    def _gamma_inf_sq_slow_decay(self) -> float | None:
+        """``γ∞²`` where the inverse decays too slowly for a time-domain sum; ``None`` if no route exists."""
+        return None
 
     def _dtft_abs_error(self) -> float:
         """Bound on the absolute rounding error of :meth:`dtft` (sets the frequency routes' accuracy floor)."""
@@ -335,6 +347,9 @@ class FiniteToeplitz(ToeplitzCorrelation):
 
     def _support(self) -> int:
         return self.beta.size
+
+    def _gamma_inf_sq_slow_decay(self) -> float | None:
+        return inverse_energy_by_step_down(self.beta) if self.beta.size <= 1024 else None
 
     def _dtft_abs_error(self) -> float:
         return 4.0 * UNIT_ROUNDOFF * math.log2(max(2, self.beta.size)) * float(np.sum(np.abs(self.beta)))

@@ -43,6 +43,7 @@ __all__ = [
     "is_minimum_phase",
     "clustered_even_mean",
     "pole_modulus_sq",
+    "inverse_energy_by_step_down",
 ]
 
 _MAX_GRID = 1 << 24
@@ -203,6 +204,38 @@ def clustered_even_mean(f: Callable[[float], float], widths, *, rtol: float = 1e
             raise RuntimeError(f"adaptive quadrature on [{a:.3g}, {b:.3g}] did not converge: {info[1]}")
         total += value
     return total / math.pi
+
+
+def inverse_energy_by_step_down(beta, *, max_taps: int = 1024) -> float:
+    r"""``(1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` for a minimum-phase ``β`` by the Levinson step-down recursion.
+
+    With ``A = B/β_0`` and reflection coefficients ``k_m`` (Schur–Cohn: ``a^{(m−1)}_i = (a^{(m)}_i − k_m
+    a^{(m)}_{m−i})/(1 − k_m²)``, ``k_m = a^{(m)}_m``), the variance of the AR process ``A(q)x = e`` is
+    ``1/Π(1 − k_m²)``, so ``γ∞² = 1/(β_0² Π_m (1 − k_m²))``. Evaluated in mpmath on the exact binary
+    coefficients at 60 digits, raised until ``min(1 − k_m²)`` keeps 30 significant digits: the route for
+    minimum-phase β whose inverse decays too slowly for a time-domain sum (a zero within ~1e-8 of the circle).
+    ``O(len(β)²)`` multi-precision operations, so refused above ``max_taps``. Raises ``ValueError`` if some
+    ``|k_m| ≥ 1`` (not minimum phase).
+    """
+    beta = np.asarray(beta, dtype=float)
+    if beta.size > max_taps:
+        raise ValueError(f"the step-down recursion is O(len(beta)^2) in multi-precision: len(beta) must be <= {max_taps}, got {beta.size}")
+    dps = 60
+    while True:
+        with mpmath.workdps(dps):
+            a = [mpmath.mpf(float(x)) / mpmath.mpf(float(beta[0])) for x in beta]
+            product, smallest = mpmath.mpf(1), mpmath.mpf(1)
+            for m in range(len(a) - 1, 0, -1):
+                k = a[m]
+                one_minus_k2 = 1 - k * k
+                if one_minus_k2 <= 0:
+                    raise ValueError("beta is not minimum phase: a reflection coefficient has |k| >= 1")
+                product *= one_minus_k2
+                smallest = min(smallest, one_minus_k2)
+                a = [(a[i] - k * a[m - i]) / one_minus_k2 for i in range(m)]
+            if smallest > mpmath.mpf(10) ** (30 - dps) or dps >= 960:
+                return float(1 / (mpmath.mpf(float(beta[0])) ** 2 * product))
+        dps *= 2
 
 
 def pole_modulus_sq(gap, omega):

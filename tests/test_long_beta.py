@@ -257,3 +257,24 @@ def test_lti_infimum_resolves_eigenvalues_down_to_1e_5():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- a zero within rounding of the circle ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("taps, seed", [(29, 1), (97, 0), (150, 1)])
+def test_step_down_recursion_equals_the_time_domain_sum(taps, seed):
+    """Levinson step-down (reflection coefficients, 60 digits) against Σ c_t² of the recurrence."""
+    beta = random_min_phase(taps, seed)
+    c = series_inverse(beta, 60_000)
+    assert dpt.spectral.inverse_energy_by_step_down(beta) == pytest.approx(np.dot(c, c), rel=1e-11)
+
+
+def test_a_minimum_phase_beta_whose_inverse_never_decays_in_double_precision_has_a_finite_gamma():
+    """β = (1, 0, r), r = 1 − 2⁻⁵³: zeros at radius r^{-1/2} = 1 + 5.6e-17, so is_minimum_phase() accepts it and
+    γ∞² = 1/(1 − r²) = 1/((1 − r)(1 + r)) exactly; the time route cannot sum it (it raised before)."""
+    r = 1.0 - 2.0**-53
+    beta = dpt.toeplitz([1.0, 0.0, r])
+    assert beta.is_minimum_phase()
+    assert beta.limiting_sensitivity() ** 2 == pytest.approx(1.0 / ((1.0 - r) * (1.0 + r)), rel=1e-14)
+    with pytest.raises(ValueError, match="not minimum phase"):
+        dpt.spectral.inverse_energy_by_step_down([1.0, 0.0, 1.0])
