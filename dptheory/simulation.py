@@ -118,8 +118,9 @@ def default_taps(beta: ToeplitzCorrelation) -> int:
 
 
 def _mixing_time(problem) -> float:
-    """``1/(ημ)``: the slowest mode of ``I − ηH`` (mean estimation: ``1/η``)."""
-    return 1.0 / (problem.eta * float(np.min(problem.eigs)))
+    r"""``1/(1 − max_j |1 − ηλ_j|)``: the e-folding time of the slowest mode of ``I − ηH`` (``1/(ημ)`` when
+    ``ηλ_max ≤ 1``; mean estimation at ``η ∈ (1, 2)``: ``1/(2 − η)``, not ``1/η``)."""
+    return 1.0 / (1.0 - float(np.max(np.abs(1.0 - problem.eta * problem.eigs))))
 
 
 def _clip_rows(grad, G: float, xp):
@@ -222,12 +223,12 @@ def simulate(
     Parameters
     ----------
     beta, problem, rho, G : as in :func:`dptheory.F_inf`.
-    steps : number of averaged steps per chain after burn-in, an integer ``≥ 1`` (default ``20/(ημ)``, at
-        least 2000).
+    steps : number of averaged steps per chain after burn-in, an integer ``≥ 1`` (default 20 mixing times
+        ``1/(1 − max_j|1 − ηλ_j|)``, i.e. ``20/(ημ)`` when ``ηL ≤ 1``, at least 2000).
     seeds : number of independent chains, an integer ``≥ 2`` (the standard error is taken across them).
     seed : seed of the run's single generator, an integer ``≥ 0``.
-    burn_in : discarded steps, an integer ``≥ 0`` (default ``5/(ημ) + taps``: the slowest mode decays by e⁻¹⁰
-        in second moment and the noise filter is full).
+    burn_in : discarded steps, an integer ``≥ 0`` (default 5 mixing times ``+ taps``: the slowest mode decays by
+        e⁻¹⁰ in second moment and the noise filter is full).
     clip : ``True`` clips the per-example gradient to norm ``G`` (DP-FTRL, Alg. 1; the regulariser of mean
         estimation is not clipped), ``False`` does not (Noisy-FTRL).
     taps : coefficients of ``β`` to simulate, an integer ``≥ 1`` (default :func:`default_taps`).

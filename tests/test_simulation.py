@@ -213,3 +213,11 @@ def test_result_interval_contains_the_mean():
     lo, hi = sim.interval()
     assert lo < sim.mean < hi and math.isclose(hi - sim.mean, sim.mean - lo)
     assert "95% CI" in repr(sim)
+
+
+def test_burn_in_and_steps_follow_the_slowest_mode_also_for_eta_above_one():
+    """Mean estimation at η = 1.9 contracts by |1 − η| = 0.9 per step: mixing time 1/(2 − η) = 10, not 1/η."""
+    sim = dpt.simulate(dpt.dpsgd(), dpt.MeanEstimation(1.9), rho=1.0, seeds=2, steps=10)
+    assert sim.settings["burn_in"] == 5 * 10 + 1
+    sim = dpt.simulate(dpt.dpsgd(), dpt.MeanEstimation(0.5), rho=1.0, seeds=2, steps=10)
+    assert sim.settings["burn_in"] == 5 * 2 + 1

@@ -28,7 +28,7 @@ def cache_dir() -> Path:
     """``$DPTHEORY_CACHE`` or ``.verify-cache/`` (git-ignored)."""
     return Path(os.environ.get("DPTHEORY_CACHE", ".verify-cache"))
 
-CACHE_VERSION = 1  # bump when the simulator's output for given parameters changes
+CACHE_VERSION = 2  # bump when the simulator's output for given parameters changes
 
 
 @dataclass(frozen=True)
