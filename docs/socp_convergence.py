@@ -31,7 +31,7 @@ NEAR_ONE_READING = (
     "At large κ the width ημ of ψ's peak falls below the first step of ω = πu² (8.8e-6): the DP-SGD bound at",
     "κ = 1e5, η = .1 moved 15% from 600 to 1200 points; with p widened it moves < 3%. ν-FTRL(1/κ) is certified",
     "at κ = 1e5 and 1e6 (η = 1 and .1; grid-stable to ≤ 6e-5 where both grids solve); Clarabel fails outright",
-    "(`SolverError`, raised) at κ = 1e6 with 1200 points and at κ ≥ 1e7, which remain holes (see below).",
+    "(`SolverError`, raised) at κ = 1e6 with 1200 points and at κ ≥ 1e7; these no longer raise: the iterate is certified or a certified fallback is returned (see below).",
 )
 LARGE_READING = (
     "Large κ (issue 18 #8, measured here). Clarabel's failures at κ ≥ 1e7 were `InsufficientProgress` with an",
