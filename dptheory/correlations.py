@@ -60,6 +60,7 @@ __all__ = [
 ]
 
 _METHODS = ("auto", "closed_form", "time", "frequency")
+_STEP_DOWN_TAPS = 1024  # finite β up to this length have the multi-precision step-down route for γ∞
 _TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncated
 
 
@@ -240,6 +241,10 @@ class ToeplitzCorrelation(Correlation):
         """``γ∞²`` where the inverse decays too slowly for a time-domain sum; ``None`` if no route exists."""
         return None
 
+    def _max_inverse_support(self) -> int:
+        """The longest time-domain sum tried before :meth:`_gamma_inf_sq_slow_decay` takes over."""
+        return 1 << 26
+
     def _dtft_abs_error(self) -> float:
         """Bound on the absolute rounding error of :meth:`dtft` (sets the frequency routes' accuracy floor)."""
         return 4.0 * UNIT_ROUNDOFF
@@ -252,7 +257,7 @@ class ToeplitzCorrelation(Correlation):
     def _inverse_support(self) -> int:
         """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
         n = max(1024, 4 * self._support())
-        while n <= (1 << 26):
+        while n <= self._max_inverse_support():
             c = self.inverse_coeffs(n)
             head, tail = np.dot(c[: n // 2], c[: n // 2]), np.dot(c[n // 2 :], c[n // 2 :])
             if tail <= _TAIL_RTOL * head:
@@ -349,7 +354,11 @@ class FiniteToeplitz(ToeplitzCorrelation):
         return self.beta.size
 
     def _gamma_inf_sq_slow_decay(self) -> float | None:
-        return inverse_energy_by_step_down(self.beta) if self.beta.size <= 1024 else None
+        return inverse_energy_by_step_down(self.beta) if self.beta.size <= _STEP_DOWN_TAPS else None
+
+    def _max_inverse_support(self) -> int:
+        # with the step-down route behind it, a sum past 2²⁰ terms costs more than the O(len(β)²) recursion
+        return 1 << 20 if self.beta.size <= _STEP_DOWN_TAPS else super()._max_inverse_support()
 
     def _dtft_abs_error(self) -> float:
         return 4.0 * UNIT_ROUNDOFF * math.log2(max(2, self.beta.size)) * float(np.sum(np.abs(self.beta)))
