@@ -469,7 +469,7 @@ class SqrtToeplitz(ToeplitzCorrelation):
 
 def _optimal_cc_pole_integral(b: float) -> float:
     """``(1/2π)∫|1 − e^{iω}|/|1 − b − e^{iω}|² dω`` by adaptive quadrature (F.16 degenerates at a = 0)."""
-    f = lambda w: abs(1.0 - np.exp(1j * w)) / abs(1.0 - b - np.exp(1j * w)) ** 2
+    f = lambda w: abs(1.0 - np.exp(1j * w)) / pole_modulus_sq(b, w)
     val, _ = integrate.quad(f, 0.0, math.pi, points=[min(b, 1.0)], limit=500, epsabs=0.0, epsrel=1e-13)
     return val / math.pi
 
