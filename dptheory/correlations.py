@@ -34,11 +34,11 @@ from scipy import integrate
 from ._validation import check_in_interval, check_int, check_real_array, check_real_values
 from .spectral import (
     UNIT_ROUNDOFF,
+    _pole_modulus_sq,
     geometric_filter_energy,
     inverse_energy_by_step_down,
     is_minimum_phase,
     periodic_mean,
-    pole_modulus_sq,
     series_inverse,
 )
 from .special import ellipk_complement, sqrt_pole_integral
@@ -293,7 +293,7 @@ class ToeplitzCorrelation(Correlation):
     def _energy_frequency(self, gaps: np.ndarray) -> np.ndarray:
         min_points = 64.0 / max(1e-12, float(np.min(gaps)))
         return periodic_mean(
-            lambda w: self.spectrum(w)[:, None] / pole_modulus_sq(gaps[None, :], w[:, None]),
+            lambda w: self.spectrum(w)[:, None] / _pole_modulus_sq(gaps[None, :], w[:, None]),
             min_points=int(min(min_points, 1 << 22)),
         )
 
@@ -469,7 +469,7 @@ class SqrtToeplitz(ToeplitzCorrelation):
 
 def _optimal_cc_pole_integral(b: float) -> float:
     """``(1/2π)∫|1 − e^{iω}|/|1 − b − e^{iω}|² dω`` by adaptive quadrature (F.16 degenerates at a = 0)."""
-    f = lambda w: abs(1.0 - np.exp(1j * w)) / pole_modulus_sq(b, w)
+    f = lambda w: abs(1.0 - np.exp(1j * w)) / _pole_modulus_sq(b, w)
     val, _ = integrate.quad(f, 0.0, math.pi, points=[min(b, 1.0)], limit=500, epsabs=0.0, epsrel=1e-13)
     return val / math.pi
 

@@ -65,7 +65,7 @@ from scipy.optimize import minimize_scalar
 from ._validation import check_in_interval, check_int, check_privacy, check_variant
 from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation, nu_ftrl
 from .problems import StronglyConvex
-from .spectral import pole_modulus_sq
+from .spectral import _pole_modulus_sq
 
 __all__ = [
     "BoundResult",
@@ -108,7 +108,7 @@ class BoundResult:
 def _quadratic_weight(eta: float, h: float, omega: np.ndarray) -> np.ndarray:
     """``η²/|1 − ηh − e^{iω}|²``: the exact ψ/c of the quadratic with curvature ``h`` (Thm F.2), with the pole
     modulus formed from the gap ``ηh`` (no cancellation at ``ηh ≪ 1``, i.e. large κ)."""
-    return eta**2 / pole_modulus_sq(eta * h, omega)
+    return eta**2 / _pole_modulus_sq(eta * h, omega)
 
 
 def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:

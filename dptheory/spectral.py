@@ -244,8 +244,12 @@ def pole_modulus_sq(gap, omega):
     The form in ``g`` keeps full relative precision as ``g → 0`` where ``|1 − q e^{iω}|`` computed from ``q``
     cancels near ``ω = 0``. Broadcasts over ``gap`` and ``omega``.
     """
-    gap = check_real_values("gap", gap)
-    return gap**2 + 4.0 * (1.0 - gap) * np.sin(0.5 * check_real_values("omega", omega)) ** 2
+    return _pole_modulus_sq(check_real_values("gap", gap), check_real_values("omega", omega))
+
+
+def _pole_modulus_sq(gap, omega):
+    """:func:`pole_modulus_sq` without argument checks, for integrands evaluated thousands of times."""
+    return gap**2 + 4.0 * (1.0 - gap) * np.sin(0.5 * omega) ** 2
 
 
 def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
@@ -310,11 +314,12 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
     * trailing taps below ``1e-15·max|β|`` are set aside when that is provably harmless (Rouché: they cannot
       move a zero across the circle if their ℓ¹ norm is below ``min_{|z|=1}|P|``), since they would wreck the
       conditioning of the companion matrix;
-    * up to 256 taps (after that): companion-matrix roots, each compared with the circle against its own rounding error
-      and refined in extended precision where that does not decide (:func:`_roots_outside_disk`);
-    * longer, or where the tiny taps cannot be set aside: the argument principle on a uniform grid of the circle (winding number of ``P(e^{iω})``, grid
-      refined until no phase step exceeds π/4), with a zero on the circle declared only when ``min|P|`` is
-      below the rounding error of its FFT evaluation, ``4u·log₂M·Σ|β_t|``.
+    * up to 256 remaining taps: companion-matrix roots, each compared with the circle against its own
+      rounding error and refined in extended precision where that does not decide (:func:`_roots_outside_disk`);
+    * longer, or where the tiny taps cannot be set aside: the argument principle on a uniform grid of the
+      circle (winding number of ``P(e^{iω})``, grid refined until no phase step exceeds π/4), with a zero on
+      the circle declared only when ``min|P|`` is below the rounding error of its FFT evaluation,
+      ``4u·log₂M·Σ|β_t|``.
     """
     beta = check_real_array("beta", beta)
     if not np.any(beta):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
 from .problems import LinearRegression, MeanEstimation
-from .spectral import clustered_even_mean, pole_modulus_sq
+from .spectral import _pole_modulus_sq, clustered_even_mean
 from .special import ellipk_complement
 from ._validation import check_privacy, check_real_values, check_variant
 
@@ -152,7 +152,7 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     gaps = eta * lam
 
     def sqrt_h(w):
-        return np.sqrt(np.sum(lam / pole_modulus_sq(gaps, w)))
+        return np.sqrt(np.sum(lam / _pole_modulus_sq(gaps, w)))
 
     mean_sqrt_h = clustered_even_mean(sqrt_h, gaps)
     dp = eta**2 * G**2 / (4.0 * rho) * mean_sqrt_h**2
