@@ -60,37 +60,37 @@ def log_delta_gaussian_exact(eps: float, sigma: float) -> float:
 
 
 def test_noise_multiplier_for_unit_sensitivity_and_rho_one_half_is_one():
-    assert noise_multiplier(1.0, 0.5) == 1.0
+    assert noise_multiplier(1.0, rho=0.5) == 1.0
 
 
 @pytest.mark.parametrize("gamma, rho", [(1.0, 2.0), (3.7, 0.01), (1e-3, 1e4)])
 def test_noise_multiplier_is_sensitivity_over_sqrt_two_rho(gamma, rho):
-    assert noise_multiplier(gamma, rho) == pytest.approx(gamma / math.sqrt(2 * rho), rel=1e-15)
+    assert noise_multiplier(gamma, rho=rho) == pytest.approx(gamma / math.sqrt(2 * rho), rel=1e-15)
 
 
 def test_infinite_sensitivity_gives_infinite_noise_multiplier():
-    assert noise_multiplier(math.inf, 0.5) == math.inf
+    assert noise_multiplier(math.inf, rho=0.5) == math.inf
     assert noise_multiplier_for(math.inf, epsilon=1.0, delta=1e-6) == math.inf
 
 
 def test_gaussian_mechanism_with_noise_sigma_is_one_over_two_sigma_squared_zcdp():
     # Bun & Steinke 2016, Prop. 1.6: sensitivity-1 Gaussian mechanism with noise sigma is 1/(2 sigma^2)-zCDP
     for sigma in (0.5, 1.0, 7.0):
-        assert noise_multiplier(1.0, 1 / (2 * sigma**2)) == pytest.approx(sigma, rel=1e-15)
+        assert noise_multiplier(1.0, rho=1 / (2 * sigma**2)) == pytest.approx(sigma, rel=1e-15)
 
 
 def test_noise_multiplier_for_rho_target_matches_noise_multiplier():
-    assert noise_multiplier_for(2.5, rho=0.3) == noise_multiplier(2.5, 0.3)
+    assert noise_multiplier_for(2.5, rho=0.3) == noise_multiplier(2.5, rho=0.3)
 
 
 @pytest.mark.parametrize("method", CONVERSION_METHODS)
 def test_noise_multiplier_for_eps_delta_target_meets_the_target(method):
     gamma, eps, delta = 3.0, 2.0, 1e-6
     sigma = noise_multiplier_for(gamma, epsilon=eps, delta=delta, method=method)
-    rho = epsilon_to_zcdp(eps, delta, method=method)
-    assert sigma == noise_multiplier(gamma, rho)
+    rho = epsilon_to_zcdp(eps, delta=delta, method=method)
+    assert sigma == noise_multiplier(gamma, rho=rho)
     achieved_rho = (gamma / sigma) ** 2 / 2
-    assert zcdp_to_epsilon(achieved_rho, delta, method=method) <= eps * (1 + 1e-12)
+    assert zcdp_to_epsilon(achieved_rho, delta=delta, method=method) <= eps * (1 + 1e-12)
 
 
 def test_optimal_conversion_needs_less_noise_than_bun_steinke():
@@ -107,14 +107,14 @@ def test_optimal_conversion_needs_less_noise_than_bun_steinke():
 @HYP
 @given(rho=log_uniform(1e-6, 50.0), delta=log_uniform(1e-12, 0.1))
 def test_optimal_conversion_is_never_worse_than_bun_steinke(rho, delta):
-    opt = zcdp_to_epsilon(rho, delta, method="optimal")
-    bs = zcdp_to_epsilon(rho, delta, method="bun_steinke")
+    opt = zcdp_to_epsilon(rho, delta=delta, method="optimal")
+    bs = zcdp_to_epsilon(rho, delta=delta, method="bun_steinke")
     assert 0.0 <= opt < bs
 
 
 def test_optimal_conversion_is_strictly_better_at_rho_one_half_delta_1e_5():
-    opt = zcdp_to_epsilon(0.5, 1e-5)
-    bs = zcdp_to_epsilon(0.5, 1e-5, method="bun_steinke")
+    opt = zcdp_to_epsilon(0.5, delta=1e-5)
+    bs = zcdp_to_epsilon(0.5, delta=1e-5, method="bun_steinke")
     assert bs == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)), rel=1e-15)
     assert bs == pytest.approx(5.298525912188081, rel=1e-14)
     assert opt == pytest.approx(4.728386984943314, rel=1e-12)
@@ -126,7 +126,7 @@ def test_optimal_conversion_is_strictly_better_at_rho_one_half_delta_1e_5():
     [(0.5, 1e-5), (1e-4, 1e-5), (1e-8, 1e-5), (0.01, 1e-6), (2.0, 0.1), (100.0, 1e-300), (1e-8, 1e-300)],
 )
 def test_optimal_conversion_matches_40_digit_mpmath_oracle(rho, delta):
-    assert zcdp_to_epsilon(rho, delta) == pytest.approx(float(balle_oracle(rho, delta)), rel=1e-9)
+    assert zcdp_to_epsilon(rho, delta=delta) == pytest.approx(float(balle_oracle(rho, delta)), rel=1e-9)
 
 
 @pytest.mark.parametrize("sigma", [0.3, 1.0, 5.0, 100.0])
@@ -135,11 +135,11 @@ def test_zcdp_conversion_is_a_valid_bound_for_the_exact_gaussian_mechanism(sigma
     # The Gaussian mechanism is exactly 1/(2 sigma^2)-zCDP; its exact privacy profile at the converted
     # epsilon must not exceed delta (the conversion is conservative) -- and it is not absurdly loose.
     rho = 1 / (2 * sigma**2)
-    log_delta_at_eps = log_delta_gaussian_exact(zcdp_to_epsilon(rho, delta), sigma)
+    log_delta_at_eps = log_delta_gaussian_exact(zcdp_to_epsilon(rho, delta=delta), sigma)
     assert log_delta_at_eps <= math.log(delta)
     assert log_delta_at_eps >= math.log(delta) + math.log(0.05)
     # Bun & Steinke is valid too, and looser (a larger epsilon -> a smaller exact delta)
-    log_delta_bs = log_delta_gaussian_exact(zcdp_to_epsilon(rho, delta, method="bun_steinke"), sigma)
+    log_delta_bs = log_delta_gaussian_exact(zcdp_to_epsilon(rho, delta=delta, method="bun_steinke"), sigma)
     assert log_delta_bs < log_delta_at_eps
 
 
@@ -147,25 +147,25 @@ def test_zcdp_conversion_is_a_valid_bound_for_the_exact_gaussian_mechanism(sigma
 @pytest.mark.parametrize("delta", [1e-300, 1e-12, 1e-5, 0.1])
 @pytest.mark.parametrize("rho", [1e-8, 1e-3, 0.5, 10.0, 1e6])
 def test_round_trip_rho_to_epsilon_to_rho(rho, delta, method):
-    eps = zcdp_to_epsilon(rho, delta, method=method)
+    eps = zcdp_to_epsilon(rho, delta=delta, method=method)
     if eps == 0.0:  # the optimal bound clips at 0 for tiny rho and large delta; nothing to invert
         assert method == "optimal"
         return
-    assert epsilon_to_zcdp(eps, delta, method=method) == pytest.approx(rho, rel=1e-9)
+    assert epsilon_to_zcdp(eps, delta=delta, method=method) == pytest.approx(rho, rel=1e-9)
 
 
 @HYP
 @given(eps=log_uniform(1e-6, 1e4), delta=log_uniform(1e-300, 0.5))
 def test_epsilon_to_zcdp_returns_the_largest_admissible_rho(eps, delta):
-    rho = epsilon_to_zcdp(eps, delta)
-    assert zcdp_to_epsilon(rho, delta) <= eps
-    assert zcdp_to_epsilon(rho * (1 + 1e-10), delta) > eps
+    rho = epsilon_to_zcdp(eps, delta=delta)
+    assert zcdp_to_epsilon(rho, delta=delta) <= eps
+    assert zcdp_to_epsilon(rho * (1 + 1e-10), delta=delta) > eps
 
 
 def test_bun_steinke_inverse_is_the_closed_form():
     eps, delta = 1.0, 1e-6
     L = math.log(1 / delta)
-    assert epsilon_to_zcdp(eps, delta, method="bun_steinke") == pytest.approx(
+    assert epsilon_to_zcdp(eps, delta=delta, method="bun_steinke") == pytest.approx(
         (math.sqrt(L + eps) - math.sqrt(L)) ** 2, rel=1e-13
     )
 
@@ -174,53 +174,53 @@ def test_bun_steinke_inverse_is_the_closed_form():
 @given(rho=log_uniform(1e-6, 50.0), factor=st.floats(1.001, 10.0), delta=log_uniform(1e-12, 0.1))
 @pytest.mark.parametrize("method", CONVERSION_METHODS)
 def test_epsilon_increases_with_rho(method, rho, factor, delta):
-    lo = zcdp_to_epsilon(rho, delta, method=method)
-    hi = zcdp_to_epsilon(rho * factor, delta, method=method)
+    lo = zcdp_to_epsilon(rho, delta=delta, method=method)
+    hi = zcdp_to_epsilon(rho * factor, delta=delta, method=method)
     assert hi >= lo
     if lo > 0:
         assert hi > lo
 
 
 def test_epsilon_decreases_as_delta_grows():
-    eps = [zcdp_to_epsilon(0.1, d) for d in (1e-300, 1e-50, 1e-10, 1e-5, 1e-2)]
+    eps = [zcdp_to_epsilon(0.1, delta=d) for d in (1e-300, 1e-50, 1e-10, 1e-5, 1e-2)]
     assert all(a > b for a, b in zip(eps, eps[1:]))
 
 
 def test_zero_rho_gives_zero_epsilon():
     for method in CONVERSION_METHODS:
-        assert zcdp_to_epsilon(0.0, 1e-5, method=method) == 0.0
+        assert zcdp_to_epsilon(0.0, delta=1e-5, method=method) == 0.0
 
 
 def test_optimal_epsilon_is_clipped_at_zero_where_the_infimum_is_negative():
     # As rho -> 0 the infimum tends to log(1 - delta) < 0 (oracle); the reported epsilon is 0.
     assert float(balle_oracle(1e-6, 0.5)) < 0
-    assert zcdp_to_epsilon(1e-6, 0.5) == 0.0
+    assert zcdp_to_epsilon(1e-6, delta=0.5) == 0.0
 
 
 @HYP
 @given(rho=log_uniform(1e-12, 1e6), delta=log_uniform(1e-300, 0.9))
 def test_optimal_epsilon_is_at_least_rho_plus_log_one_minus_delta(rho, delta):
     # rho*alpha >= rho, and the rest of the objective is >= its value at alpha = 1/delta, log(1 - delta)
-    assert zcdp_to_epsilon(rho, delta) >= (rho + math.log1p(-delta)) * (1 - 1e-14)
+    assert zcdp_to_epsilon(rho, delta=delta) >= (rho + math.log1p(-delta)) * (1 - 1e-14)
 
 
 @pytest.mark.parametrize("delta, threshold", [(1e-5, 1.35914091429108e-10), (0.5, 0.385755893817960)])
 def test_tiny_epsilon_target_gives_the_rho_where_the_infimum_crosses_zero(delta, threshold):
-    rho = epsilon_to_zcdp(1e-100, delta)
+    rho = epsilon_to_zcdp(1e-100, delta=delta)
     assert rho == pytest.approx(threshold, rel=1e-9)
     assert float(balle_oracle(rho * (1 - 1e-6), delta)) < 0 < float(balle_oracle(rho * (1 + 1e-6), delta))
 
 
 def test_epsilon_so_small_that_rho_underflows_is_refused():
     with pytest.raises(ValueError, match="epsilon"):
-        epsilon_to_zcdp(1e-200, 1e-300)
+        epsilon_to_zcdp(1e-200, delta=1e-300)
 
 
 def test_extreme_inputs_stay_finite():
-    assert math.isfinite(zcdp_to_epsilon(1e-300, 1e-300))
-    assert zcdp_to_epsilon(1e300, 5e-324) == pytest.approx(1e300, rel=1e-12)
-    assert math.isfinite(epsilon_to_zcdp(1e-12, 1e-300))
-    assert epsilon_to_zcdp(1e-12, 1e-300) > 0
+    assert math.isfinite(zcdp_to_epsilon(1e-300, delta=1e-300))
+    assert zcdp_to_epsilon(1e300, delta=5e-324) == pytest.approx(1e300, rel=1e-12)
+    assert math.isfinite(epsilon_to_zcdp(1e-12, delta=1e-300))
+    assert epsilon_to_zcdp(1e-12, delta=1e-300) > 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -231,23 +231,23 @@ def test_extreme_inputs_stay_finite():
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: noise_multiplier(1.0, 0.0), "rho"),
-        (lambda: noise_multiplier(1.0, -1.0), "rho"),
-        (lambda: noise_multiplier(1.0, math.inf), "rho"),
-        (lambda: noise_multiplier(0.0, 1.0), "sensitivity"),
-        (lambda: noise_multiplier(-2.0, 1.0), "sensitivity"),
-        (lambda: noise_multiplier(math.nan, 1.0), "sensitivity"),
-        (lambda: noise_multiplier("big", 1.0), "sensitivity"),
-        (lambda: zcdp_to_epsilon(-0.1, 1e-5), "rho"),
-        (lambda: zcdp_to_epsilon(math.nan, 1e-5), "rho"),
-        (lambda: zcdp_to_epsilon(0.5, 0.0), "delta"),
-        (lambda: zcdp_to_epsilon(0.5, 1.0), "delta"),
-        (lambda: zcdp_to_epsilon(0.5, 1e-5, method="rdp"), "method"),
-        (lambda: epsilon_to_zcdp(0.0, 1e-5), "epsilon"),
-        (lambda: epsilon_to_zcdp(-1.0, 1e-5), "epsilon"),
-        (lambda: epsilon_to_zcdp(math.inf, 1e-5), "epsilon"),
-        (lambda: epsilon_to_zcdp(1.0, 2.0), "delta"),
-        (lambda: epsilon_to_zcdp(1.0, 1e-5, method="Optimal"), "method"),
+        (lambda: noise_multiplier(1.0, rho=0.0), "rho"),
+        (lambda: noise_multiplier(1.0, rho=-1.0), "rho"),
+        (lambda: noise_multiplier(1.0, rho=math.inf), "rho"),
+        (lambda: noise_multiplier(0.0, rho=1.0), "sensitivity"),
+        (lambda: noise_multiplier(-2.0, rho=1.0), "sensitivity"),
+        (lambda: noise_multiplier(math.nan, rho=1.0), "sensitivity"),
+        (lambda: noise_multiplier("big", rho=1.0), "sensitivity"),
+        (lambda: zcdp_to_epsilon(-0.1, delta=1e-5), "rho"),
+        (lambda: zcdp_to_epsilon(math.nan, delta=1e-5), "rho"),
+        (lambda: zcdp_to_epsilon(0.5, delta=0.0), "delta"),
+        (lambda: zcdp_to_epsilon(0.5, delta=1.0), "delta"),
+        (lambda: zcdp_to_epsilon(0.5, delta=1e-5, method="rdp"), "method"),
+        (lambda: epsilon_to_zcdp(0.0, delta=1e-5), "epsilon"),
+        (lambda: epsilon_to_zcdp(-1.0, delta=1e-5), "epsilon"),
+        (lambda: epsilon_to_zcdp(math.inf, delta=1e-5), "epsilon"),
+        (lambda: epsilon_to_zcdp(1.0, delta=2.0), "delta"),
+        (lambda: epsilon_to_zcdp(1.0, delta=1e-5, method="Optimal"), "method"),
         (lambda: noise_multiplier_for(1.0, epsilon=1.0, delta=1e-5, method="x"), "method"),
         (lambda: noise_multiplier_for(-1.0, rho=0.5), "sensitivity"),
         (lambda: noise_multiplier_for(1.0, epsilon=1.0, delta=0.0), "delta"),
@@ -260,13 +260,13 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, name):
 
 def test_range_is_stated_in_the_message():
     with pytest.raises(ValueError, match=r"delta must lie in \(0, 1\), got 1"):
-        zcdp_to_epsilon(0.5, 1.0)
+        zcdp_to_epsilon(0.5, delta=1.0)
     with pytest.raises(ValueError, match=r"rho must lie in \[0, inf\), got -0\.1"):
-        zcdp_to_epsilon(-0.1, 1e-5)
+        zcdp_to_epsilon(-0.1, delta=1e-5)
     with pytest.raises(ValueError, match=r"sensitivity must lie in \(0, inf\], got 0"):
-        noise_multiplier(0.0, 1.0)
+        noise_multiplier(0.0, rho=1.0)
     with pytest.raises(ValueError, match=r"'optimal', 'bun_steinke'"):
-        zcdp_to_epsilon(0.5, 1e-5, method="rdp")
+        zcdp_to_epsilon(0.5, delta=1e-5, method="rdp")
 
 
 @pytest.mark.parametrize(

@@ -158,14 +158,14 @@ def test_spectral_refuses_bad_input(call, match):
 
 
 @_cases(
-    ("noise_multiplier-sensitivity-str", lambda: accounting.noise_multiplier("5", 1.0), "sensitivity must be a real number"),
-    ("noise_multiplier-sensitivity-bool", lambda: accounting.noise_multiplier(True, 1.0), "sensitivity must be a real number"),
-    ("noise_multiplier-sensitivity-nan", lambda: accounting.noise_multiplier(NAN, 1.0), r"sensitivity must lie in \(0, inf\]"),
-    ("noise_multiplier-sensitivity-array", lambda: accounting.noise_multiplier([1.0, 2.0], 1.0), "sensitivity must be a real number"),
-    ("noise_multiplier-rho-inf", lambda: accounting.noise_multiplier(1.0, INF), "rho must be finite"),
-    ("zcdp_to_epsilon-delta-nan", lambda: accounting.zcdp_to_epsilon(1.0, NAN), "delta must be finite"),
-    ("zcdp_to_epsilon-method", lambda: accounting.zcdp_to_epsilon(1.0, 1e-5, method=None), "method must be one of"),
-    ("epsilon_to_zcdp-epsilon-str", lambda: accounting.epsilon_to_zcdp("1", 1e-5), "epsilon must be a real number"),
+    ("noise_multiplier-sensitivity-str", lambda: accounting.noise_multiplier("5", rho=1.0), "sensitivity must be a real number"),
+    ("noise_multiplier-sensitivity-bool", lambda: accounting.noise_multiplier(True, rho=1.0), "sensitivity must be a real number"),
+    ("noise_multiplier-sensitivity-nan", lambda: accounting.noise_multiplier(NAN, rho=1.0), r"sensitivity must lie in \(0, inf\]"),
+    ("noise_multiplier-sensitivity-array", lambda: accounting.noise_multiplier([1.0, 2.0], rho=1.0), "sensitivity must be a real number"),
+    ("noise_multiplier-rho-inf", lambda: accounting.noise_multiplier(1.0, rho=INF), "rho must be finite"),
+    ("zcdp_to_epsilon-delta-nan", lambda: accounting.zcdp_to_epsilon(1.0, delta=NAN), "delta must be finite"),
+    ("zcdp_to_epsilon-method", lambda: accounting.zcdp_to_epsilon(1.0, delta=1e-5, method=None), "method must be one of"),
+    ("epsilon_to_zcdp-epsilon-str", lambda: accounting.epsilon_to_zcdp("1", delta=1e-5), "epsilon must be a real number"),
     ("noise_multiplier_for-sensitivity", lambda: accounting.noise_multiplier_for("x", rho=1.0), "sensitivity must be a real number"),
 )
 def test_accounting_refuses_bad_input(call, match):
@@ -201,7 +201,7 @@ def test_valid_inputs_unchanged_at_the_edges():
     """The checks leave the documented edge values alone: γ∞ = inf for a non-minimum-phase β, inf sensitivity,
     K at kc2 = 0, the zero polynomial's neighbour z (not minimum phase), n = 0 coefficients, vectorised ω."""
     assert dpt.toeplitz([1.0, -2.0]).limiting_sensitivity() == INF
-    assert accounting.noise_multiplier(INF, 1.0) == INF
+    assert accounting.noise_multiplier(INF, rho=1.0) == INF
     assert special.ellipk_complement(0.0) == INF and special.int_inv_abs(0.0) == INF
     assert spectral.is_minimum_phase([0.0, 1.0]) is False
     assert NU.coeffs(0).size == 0 and FT.inverse_coeffs(np.int64(3)).size == 3

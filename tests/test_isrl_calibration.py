@@ -78,11 +78,11 @@ def test_C4_onepass_sigma2_and_its_zcdp_spend():
     assert_digits(zc.eps, 0.50046, 5)
     assert_digits(8 * math.log(1 / D6), 110.52, 5)
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
-    assert_digits(zcdp_to_epsilon(rho(120), D6, method="bun_steinke"), 123.63, 5)
+    assert_digits(zcdp_to_epsilon(rho(120), delta=D6, method="bun_steinke"), 123.63, 5)
     # the range is sufficient, not sharp: at its edge the conversion is still below ε0 (ln 1.25/δ0 > ln 1/δ0)
     edge = 8 * math.log(1 / D6)
-    assert zcdp_to_epsilon(rho(edge), D6, method="bun_steinke") < edge
-    assert zcdp_to_epsilon(rho(113.3), D6, method="bun_steinke") > 113.3
+    assert zcdp_to_epsilon(rho(edge), delta=D6, method="bun_steinke") < edge
+    assert zcdp_to_epsilon(rho(113.3), delta=D6, method="bun_steinke") > 113.3
 
 
 def test_onepass_exact_spend_is_below_the_zcdp_route():

@@ -63,11 +63,11 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                      0.50046, zc.eps, 5))
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
     c.append(_digits("C4.outside_range", "Thm 3.1 condition", "ε0 = 120 > 8 ln(1/δ0) = 110.52: conversion 123.63 > ε0",
-                     123.63, zcdp_to_epsilon(rho(120.0), D6, method="bun_steinke"), 5))
+                     123.63, zcdp_to_epsilon(rho(120.0), delta=D6, method="bun_steinke"), 5))
     edge = 8 * math.log(1 / D6)
     c.append(Claim("C4.range_sufficient", PAPER, "Thm 3.1 condition",
                    "at ε0 = 8 ln(1/δ0) the zCDP conversion is still ≤ ε0 (the range is sufficient, not sharp: crossing at 113.2)",
-                   edge, zcdp_to_epsilon(rho(edge), D6, method="bun_steinke"), bounds=(0.0, edge)))
+                   edge, zcdp_to_epsilon(rho(edge), delta=D6, method="bun_steinke"), bounds=(0.0, edge)))
     gdp = cal.spent_by_onepass(1.0, D6, "gdp")
     c.append(Claim("onepass.exact_spend", PAPER, "Thm 3.1/E.1",
                    f"exact ε of one Gaussian per record (GDP eq. (64)) = {gdp.ratio:.4f} ε0 ≤ zCDP route 0.50046 ε0",

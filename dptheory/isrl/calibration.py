@@ -813,9 +813,9 @@ def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
     if method == "gdp":
         eps, certified = gdp_epsilon(mu, delta0), True
     elif method == "zcdp":
-        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta0, method="bun_steinke"), True
+        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta=delta0, method="bun_steinke"), True
     elif method == "zcdp_optimal":
-        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta0, method="optimal"), True
+        eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta=delta0, method="optimal"), True
     else:
         raise ValueError(f"method must be one of ('gdp', 'zcdp', 'zcdp_optimal'), got {method!r}")
     return SpendResult(float(eps), f"onepass_{method}", sampling, rel, certified, None, eps0, delta0, dict(mu=mu))

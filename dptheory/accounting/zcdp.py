@@ -1,4 +1,7 @@
-"""Privacy accounting: zCDP noise calibration and zCDP -> (epsilon, delta) conversion.
+"""zCDP noise calibration and zCDP -> (epsilon, delta) conversion.
+
+Every function takes its first argument positionally and the others by keyword only
+(``zcdp_to_epsilon(rho, delta=1e-5)``), so that two numbers of the same kind cannot be swapped.
 
 Equations encoded here:
 
@@ -29,7 +32,7 @@ Since ``rho*alpha >= rho`` and the rest of the objective is minimised (over ``al
 ``alpha = 1/delta`` with value ``log(1 - delta)``, the infimum is ``>= rho + log(1 - delta)``; this gives
 the upper bracket when inverting.  For small ``rho`` the infimum is negative (as ``rho -> 0`` it tends
 to ``log(1 - delta)``).  A negative epsilon says no more than ``epsilon = 0``, so the result is
-reported as ``max(infimum, 0)``: ``zcdp_to_epsilon(rho, delta) == 0`` for ``rho`` below a threshold
+reported as ``max(infimum, 0)``: ``zcdp_to_epsilon(rho, delta=delta) == 0`` for ``rho`` below a threshold
 (about ``1.36e-10`` at ``delta = 1e-5``, ``0.386`` at ``delta = 0.5``), and for ``rho = 0``.
 """
 
@@ -40,7 +43,7 @@ import sys
 
 from scipy.optimize import brentq
 
-from ._validation import check_in_interval, check_real_values
+from .._validation import check_in_interval, check_real_values
 
 __all__ = [
     "CONVERSION_METHODS",
@@ -201,7 +204,7 @@ def _rho_optimal(epsilon: float, delta: float) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
-def noise_multiplier(sensitivity, rho) -> float:
+def noise_multiplier(sensitivity, *, rho) -> float:
     """Noise multiplier ``sigma_dp = sensitivity / sqrt(2 rho)`` giving ``rho``-zCDP.
 
     seed 004, Thm 1.1 (Denisov et al. 2022; Bun & Steinke 2016): DP-FTRL with correlation matrix ``B``
@@ -222,7 +225,7 @@ def noise_multiplier(sensitivity, rho) -> float:
     return gamma / math.sqrt(2.0 * rho)
 
 
-def zcdp_to_epsilon(rho, delta, *, method: str = "optimal") -> float:
+def zcdp_to_epsilon(rho, *, delta, method: str = "optimal") -> float:
     """The ``epsilon`` such that ``rho``-zCDP implies ``(epsilon, delta)``-DP.
 
     ``method="optimal"``: seed 004, App. A.2 (Balle et al. 2020, Thm 21),
@@ -246,12 +249,12 @@ def zcdp_to_epsilon(rho, delta, *, method: str = "optimal") -> float:
     return _eps_bun_steinke(rho, delta)
 
 
-def epsilon_to_zcdp(epsilon, delta, *, method: str = "optimal") -> float:
+def epsilon_to_zcdp(epsilon, *, delta, method: str = "optimal") -> float:
     """The largest ``rho`` such that ``rho``-zCDP implies ``(epsilon, delta)``-DP under ``method``.
 
     ``method="optimal"``: inverts seed 004, App. A.2 (Balle et al. 2020, Thm 21) by bracketing and
     ``brentq`` on ``log rho`` (the map ``rho -> eps`` is strictly increasing where positive; its
-    derivative is ``alpha* > 1``); the result satisfies ``zcdp_to_epsilon(rho, delta) <= epsilon`` and
+    derivative is ``alpha* > 1``); the result satisfies ``zcdp_to_epsilon(rho, delta=delta) <= epsilon`` and
     is within ~1e-14 relative of the largest such ``rho``.  Raises ``ValueError`` if that ``rho``
     is below the smallest normal double (only for absurdly small ``epsilon``, e.g. 1e-200).
 
@@ -296,5 +299,5 @@ def noise_multiplier_for(
             f"got epsilon={epsilon!r}, delta={delta!r}"
         )
     if by_eps:
-        rho = epsilon_to_zcdp(epsilon, delta, method=method)
-    return noise_multiplier(sensitivity, rho)
+        rho = epsilon_to_zcdp(epsilon, delta=delta, method=method)
+    return noise_multiplier(sensitivity, rho=rho)
