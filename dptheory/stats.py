@@ -1,0 +1,176 @@
+r"""The statistics every simulated result speaks: an estimate, its interval, log-log slopes, family-wise quantiles.
+
+* :class:`Estimate` — a Monte-Carlo mean over ``n`` independent replicates with its standard error; its
+  :meth:`~Estimate.interval` is the Student-t interval :func:`t_interval`.
+* Log-log slopes, all through one set of least-squares weights ``c_i = (ℓ_i − ℓ̄)/Σ_j(ℓ_j − ℓ̄)²``,
+  ``ℓ = log x``, so that the OLS slope of ``(log x, log y)`` is the linear functional ``Σ_i c_i log y_i``
+  (a fitted slope and an exact one are the same functional, comparable even where ``log y`` is curved):
+  :func:`loglog_slope` of exact values, :func:`loglog_slope_delta` of independent estimates (delta method,
+  ``se(log y) = se(y)/y``), :func:`loglog_slope_bootstrap` of per-seed values (paired percentile bootstrap
+  over seeds, :class:`SlopeFit`).
+* :func:`family_quantile` — the Bonferroni Student-t quantile for a family of two-sided interval claims.
+
+>>> e = Estimate(1.0, 0.1, 30)
+>>> [round(v, 4) for v in e.interval()]
+[0.7955, 1.2045]
+>>> loglog_slope([1, 2, 4], [1.0, 0.5, 0.25])
+-1.0
+>>> round(family_quantile(1, 10**6), 3)                        # one claim at 5%: the normal 1.96
+1.96
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from ._validation import check_in_interval, check_int
+
+__all__ = [
+    "t_interval", "Estimate", "loglog_slope", "loglog_slope_delta", "SlopeFit", "loglog_slope_bootstrap",
+    "family_quantile",
+]
+
+
+def t_interval(mean, stderr, n: int, level: float = 0.95):
+    """Student-t confidence interval ``mean ± t_{n−1}·stderr`` of a mean over ``n`` independent replicates
+    (elementwise for arrays; ``t_1`` for ``n = 1``), at confidence ``level ∈ (0, 1)``."""
+    n = check_int("n", n, 1)
+    level = check_in_interval("level", level, 0.0, 1.0)
+    q = stats.t.ppf(0.5 + level / 2, df=max(1, n - 1))
+    return mean - q * stderr, mean + q * stderr
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over ``n`` independent replicates (seeds, chains, draws) and its standard error.
+
+    ``interval(level)`` is the Student-t interval of :func:`t_interval`; :meth:`from_samples` forms the
+    estimate of a sample's mean (``stderr = s/√n``, ``s`` the ``ddof = 1`` standard deviation).
+    """
+
+    value: float
+    stderr: float
+    n: int
+
+    def __post_init__(self):
+        check_in_interval("stderr", self.stderr, 0.0, math.inf, lo_closed=True)
+        check_int("n", self.n, 1)
+
+    @classmethod
+    def from_samples(cls, samples) -> Estimate:
+        """Mean of ``samples`` (a 1-D array of ≥ 2 independent replicates) and its standard error."""
+        x = np.asarray(samples, float)
+        if x.ndim != 1 or x.size < 2:
+            raise ValueError(f"samples must be a 1-D array of at least 2 replicates, got shape {x.shape}")
+        return cls(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)), int(x.size))
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """Student-t confidence interval of the mean at ``level`` (:func:`t_interval` with ``n`` replicates)."""
+        lo, hi = t_interval(self.value, self.stderr, self.n, level)
+        return float(lo), float(hi)
+
+    def __repr__(self) -> str:
+        lo, hi = self.interval()
+        return f"Estimate({self.value:.6g} ± {self.stderr:.3g}, n={self.n}, 95% CI [{lo:.6g}, {hi:.6g}])"
+
+
+def _ols_weights(x) -> np.ndarray:
+    """Coefficients ``c`` with OLS slope of ``(log x, log y)`` equal to ``Σ_i c_i log y_i``."""
+    x = np.asarray(x, float)
+    if x.ndim != 1 or x.size < 2 or np.any(~(x > 0)) or np.ptp(x) == 0:
+        raise ValueError(f"x must be a 1-D array of at least 2 positive, not all equal values, got {x!r}")
+    lx = np.log(x)
+    return (lx - lx.mean()) / np.sum((lx - lx.mean()) ** 2)
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of ``log y`` on ``log x`` of exact values ``y > 0``.
+
+    >>> loglog_slope([1, 10, 100], [2.0, 0.2, 0.02])
+    -1.0
+    """
+    c = _ols_weights(x)
+    y = np.asarray(y, float)
+    if y.shape != c.shape or np.any(~(y > 0)):
+        raise ValueError(f"y must hold one positive value per x ({c.size}), got {y!r}")
+    return float(c @ np.log(y))
+
+
+def loglog_slope_delta(x, points: Sequence[Estimate]) -> Estimate:
+    """Least-squares slope of ``log y`` on ``log x`` of independent estimates, with its delta-method standard
+    error ``(Σ_i c_i² (se_i/y_i)²)^{1/2}`` (``se(log y) = se(y)/y``; the points must not share random numbers).
+
+    The result's ``n`` is the fewest replicates of any point (its interval takes ``t_{n−1}``, the conservative
+    choice).
+
+    >>> loglog_slope_delta([1, 2, 4], [Estimate(1.0, 0.01, 100), Estimate(0.5, 0.005, 100), Estimate(0.25, 0.0025, 100)])
+    Estimate(-1 ± 0.0102, n=100, 95% CI [-1.02024, -0.979758])
+    """
+    points = list(points)
+    if not all(isinstance(p, Estimate) for p in points):
+        raise ValueError(f"points must be Estimate objects, got {[type(p).__name__ for p in points]}")
+    c = _ols_weights(x)
+    y = np.array([p.value for p in points])
+    if y.shape != c.shape or np.any(~(y > 0)):
+        raise ValueError(f"points must hold one estimate with positive value per x ({c.size}), got {points!r}")
+    sy = np.array([p.stderr for p in points]) / y
+    return Estimate(float(c @ np.log(y)), float(np.sqrt(np.sum(c**2 * sy**2))), min(p.n for p in points))
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """Least-squares slope of ``log(mean)`` on ``log x`` with a percentile bootstrap interval over seeds."""
+
+    slope: float
+    low: float
+    high: float
+    level: float
+    n_boot: int
+
+    def __repr__(self) -> str:
+        return f"SlopeFit({self.slope:.4f}, {100 * self.level:g}% CI [{self.low:.4f}, {self.high:.4f}])"
+
+
+def loglog_slope_bootstrap(x, per_seed, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> SlopeFit:
+    r"""Fit ``log mean_s y[j, s]`` on ``log x[j]`` (OLS) and bootstrap it by resampling seeds — the same seed
+    indices at every point (paired; right for common random numbers, harmless for independent points); the
+    interval is the bootstrap distribution's ``(1 ∓ level)/2`` percentiles.
+
+    >>> loglog_slope_bootstrap([1, 2, 4, 8], [[1.0, 1.2], [0.25, 0.3], [0.0625, 0.075], [0.015625, 0.01875]]).slope
+    -2.0
+    """
+    n_boot = check_int("n_boot", n_boot, 1)
+    level = check_in_interval("level", level, 0.0, 1.0)
+    c = _ols_weights(x)
+    Y = np.asarray([np.asarray(v, float) for v in per_seed])
+    if Y.ndim != 2 or Y.shape[0] != c.size:
+        raise ValueError(f"per_seed must be one equal-length array of per-seed values per x (>= 2 points), got shape {Y.shape}")
+    slope = float(c @ np.log(Y.mean(axis=1)))
+    rng = np.random.default_rng(seed)
+    S = Y.shape[1]
+    boot = np.empty(n_boot)
+    for b0 in range(0, n_boot, 500):
+        idx = rng.integers(0, S, size=(min(500, n_boot - b0), S))
+        means = Y[:, idx].mean(axis=2)  # (points, boots)
+        boot[b0:b0 + idx.shape[0]] = c @ np.log(means)
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+    return SlopeFit(round(slope, 12), float(lo), float(hi), level, n_boot)
+
+
+def family_quantile(n_claims: int, dof: int, alpha: float = 0.05) -> float:
+    """Student-t quantile ``q = t_dof^{-1}(1 − α/(2m))`` for ``m = n_claims`` two-sided interval claims at
+    family-wise error ``alpha`` (Bonferroni: each claim ``|T| > q`` has probability ``α/m``, so by the union bound
+    a correct simulator fails any of them with probability ≤ ``α``).
+
+    A sweep of m independent "theory inside the interval" checks at a fixed 3 SE fails somewhere with
+    probability ~m·0.5%; this keeps that chance below ``alpha``.
+    """
+    n_claims = check_int("n_claims", n_claims, 1)
+    dof = check_int("dof", dof, 1)
+    alpha = check_in_interval("alpha", alpha, 0.0, 1.0)
+    return float(stats.t.ppf(1 - alpha / (2 * n_claims), dof))
