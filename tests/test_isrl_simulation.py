@@ -27,7 +27,6 @@ from dptheory.isrl.simulation import (
     accelerated_noisy_mbsgd,
     convex_schedule,
     coupled_stability,
-    fit_loglog_slope,
     local_sgd,
     multistage_accelerated,
     noisy_mbsgd,
@@ -36,6 +35,7 @@ from dptheory.isrl.simulation import (
     sc_schedule,
     silo_sampling_mc,
 )
+from dptheory.stats import loglog_slope_bootstrap
 
 DELTA0 = 1e-6
 
@@ -110,7 +110,7 @@ def test_fast_slope_in_eps0_matches_exact_and_thm21_elasticity():
         sch = sc_schedule(p, R=R, sigma2=s2, M=N)
         sims.append(noisy_mbsgd(p, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=16, seed=5))
         exact.append(quadratic_expected_excess(p, N=N, n=n, K=K, sigma2=s2, schedule=sch))
-    fit = fit_loglog_slope(eps, [s.per_seed for s in sims], level=0.999)
+    fit = loglog_slope_bootstrap(eps, [s.per_seed for s in sims], level=0.999)
     exact_slope = np.polyfit(np.log(eps), np.log(exact), 1)[0]
     elasticity = float(isrl.rate("isrl_iid_sc_up").slope("eps0", term="priv"))
     assert elasticity == -2.0
@@ -235,7 +235,7 @@ def test_fit_loglog_slope_on_a_power_law():
     x = [1, 2, 4, 8]
     rng = np.random.default_rng(0)
     noise = rng.lognormal(0, 0.1, size=50)
-    fit = fit_loglog_slope(x, [np.asarray(xi, float) ** -1.5 * noise for xi in x])
+    fit = loglog_slope_bootstrap(x, [np.asarray(xi, float) ** -1.5 * noise for xi in x])
     assert fit.slope == pytest.approx(-1.5) and fit.low == pytest.approx(-1.5) and fit.high == pytest.approx(-1.5)
 
 

@@ -74,7 +74,6 @@ from dptheory.isrl.problems import HardLinear, LogisticRegression, SCQuadratic
 from dptheory.isrl.simulation import (
     coupled_stability,
     convex_schedule,
-    fit_loglog_slope,
     local_sgd,
     multistage_accelerated,
     noisy_mbsgd,
@@ -84,8 +83,7 @@ from dptheory.isrl.simulation import (
     sc_schedule,
     silo_sampling_mc,
 )
-
-from ._runner import family_quantile
+from dptheory.stats import family_quantile, loglog_slope, loglog_slope_bootstrap
 
 PAPER = "seed 002"
 DELTA0 = 1e-6
@@ -176,10 +174,8 @@ def _exact(kw) -> float:
 
 
 def _slope_claims(tag, where, panel, xs, sims, exacts, elasticity, why_elasticity):
-    fit = fit_loglog_slope(xs, [s.per_seed for s in sims], n_boot=4000, level=BOOT_LEVEL, seed=7)
-    lx = np.log(np.asarray(xs, float))
-    c = (lx - lx.mean()) / np.sum((lx - lx.mean()) ** 2)
-    exact_slope = float(c @ np.log(exacts))
+    fit = loglog_slope_bootstrap(xs, [s.per_seed for s in sims], n_boot=4000, level=BOOT_LEVEL, seed=7)
+    exact_slope = loglog_slope(xs, exacts)
     claims = [
         Claim(f"{tag}.slope.{panel}", PAPER, where,
               f"fitted log-log slope of the simulated excess risk in {panel} (bootstrap {100 * BOOT_LEVEL:g}% CI "
@@ -476,7 +472,7 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
     cvx_rate = isrl.rate("isrl_iid_cvx_up")
     xs = [n for n, _, _ in lin]
     sims = [res[("lin", i)] for i in range(len(lin))]
-    fit = fit_loglog_slope(xs, [s.per_seed for s in sims], n_boot=4000, level=BOOT_LEVEL, seed=7)
+    fit = loglog_slope_bootstrap(xs, [s.per_seed for s in sims], n_boot=4000, level=BOOT_LEVEL, seed=7)
     e_lin = float(cvx_rate.slope("n", term="priv"))
     rel = ", ".join(f"{s.mean / kw['problem'].tau:.3f}" for s, (_, kw, _) in zip(sims, lin))
     claims.append(Claim("isrl.C33.slope.n", PAPER, "Thm 2.1/2.2 (convex), hard family (C33)",

@@ -32,7 +32,7 @@ Independent routes for the claims of ``verify/isrl_simulation.py``:
   how often it did), derived below; :func:`quadratic_expected_stability` — the exact ``E‖w_R − w'_R‖`` of
   two runs on neighbouring data sets coupled through their randomness (:func:`coupled_stability`, Lemma D.2);
 * :func:`silo_sampling_mc` — the silo-sampling variance identity of Lemma E.3/F.1 with the simulator's own
-  subset sampler; :func:`fit_loglog_slope` — log-log slopes with a paired bootstrap interval.
+  subset sampler; the paired-bootstrap log-log slope is :func:`dptheory.stats.loglog_slope_bootstrap`.
 
 **Exact expectation for the quadratic.** With ``e_r = w_r − θ̄`` and no projection, ``e_{r+1} = (1 − η_r)e_r
 + η_r(b_r − θ̄ − ū_r)``, ``b_r`` the mean of the sampled records of the participating silos. With
@@ -66,14 +66,14 @@ from scipy import stats
 
 from .._validation import check_in_interval, check_int
 from ..backend import get_backend
-from ..simulation import t_interval
+from ..stats import Estimate
 from .calibration import Schedule, Stage, acsa_steps, harmonic_M, silo_sampling_factor, stich_schedule
 from .problems import SCQuadratic, project_ball
 
 __all__ = [
-    "ISRLResult", "StabilityResult", "SlopeFit", "sc_schedule", "convex_schedule",
+    "ISRLResult", "StabilityResult", "sc_schedule", "convex_schedule",
     "noisy_mbsgd", "accelerated_noisy_mbsgd", "multistage_accelerated", "local_sgd", "coupled_stability",
-    "quadratic_expected_excess", "quadratic_expected_stability", "silo_sampling_mc", "fit_loglog_slope",
+    "quadratic_expected_excess", "quadratic_expected_stability", "silo_sampling_mc",
     "raw_random_numbers",
 ]
 
@@ -147,9 +147,14 @@ class ISRLResult:
     settings: dict = field(repr=False)
     diagnostics: dict = field(repr=False)
 
+    @property
+    def estimate(self) -> Estimate:
+        """The mean excess risk over seeds as an :class:`~dptheory.stats.Estimate`."""
+        return Estimate(self.mean, self.stderr, self.per_seed.size)
+
     def interval(self, level: float = 0.95) -> tuple[float, float]:
         """Student-t confidence interval for the mean across seeds."""
-        return t_interval(self.mean, self.stderr, self.per_seed.size, level)
+        return self.estimate.interval(level)
 
     def __repr__(self) -> str:
         lo, hi = self.interval()
@@ -163,8 +168,8 @@ def _result(algorithm, problem, w_hat_np, settings, diagnostics) -> ISRLResult:
     per_seed = np.asarray(problem.excess(w_hat_np), float)
     S = per_seed.size
     settings = dict(algorithm=algorithm, problem=repr(problem), seeds=S, **settings)
-    return ISRLResult(float(per_seed.mean()), float(per_seed.std(ddof=1) / math.sqrt(S)) if S > 1 else math.nan,
-                      per_seed, w_hat_np, settings, diagnostics)
+    est = Estimate.from_samples(per_seed)
+    return ISRLResult(est.value, est.stderr, per_seed, w_hat_np, settings, diagnostics)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -298,15 +303,21 @@ class StabilityResult:
     settings: dict = field(repr=False)
 
     @property
+    def estimate(self) -> Estimate:
+        """The mean of ``final`` over seeds as an :class:`~dptheory.stats.Estimate`."""
+        return Estimate.from_samples(self.final)
+
+    @property
     def mean(self) -> float:
-        return float(self.final.mean())
+        return self.estimate.value
 
     @property
     def stderr(self) -> float:
-        return float(self.final.std(ddof=1) / math.sqrt(self.final.size))
+        return self.estimate.stderr
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        return t_interval(self.mean, self.stderr, self.final.size, level)
+        """Student-t confidence interval for the mean of ``final`` across seeds."""
+        return self.estimate.interval(level)
 
 
 def coupled_stability(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Schedule, M: int | None = None,
@@ -522,46 +533,8 @@ def silo_sampling_mc(y, *, M: int | None = None, M_pmf=None, trials: int = 100_0
         dev = wts @ yc
         out.append(bk.to_numpy(xp.sum(dev * dev, axis=-1)))
     vals = np.concatenate(out)
-    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
-
-
-@dataclass(frozen=True)
-class SlopeFit:
-    """Least-squares slope of ``log(mean)`` on ``log x`` with a percentile bootstrap interval over seeds."""
-
-    slope: float
-    low: float
-    high: float
-    level: float
-    n_boot: int
-
-    def __repr__(self) -> str:
-        return f"SlopeFit({self.slope:.4f}, {100 * self.level:g}% CI [{self.low:.4f}, {self.high:.4f}])"
-
-
-def fit_loglog_slope(x, per_seed, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> SlopeFit:
-    r"""Fit ``log mean_s y[j, s]`` on ``log x[j]`` (OLS) and bootstrap it by resampling seeds — the same seed
-    indices at every point (paired; right for common random numbers, harmless for independent points).
-
-    >>> fit_loglog_slope([1, 2, 4, 8], [[1.0, 1.2], [0.25, 0.3], [0.0625, 0.075], [0.015625, 0.01875]]).slope
-    -2.0
-    """
-    x = np.asarray(x, float)
-    Y = np.asarray([np.asarray(v, float) for v in per_seed])
-    if Y.ndim != 2 or Y.shape[0] != x.size or x.size < 2:
-        raise ValueError(f"per_seed must be one equal-length array of per-seed values per x (>= 2 points), got shape {Y.shape}")
-    lx = np.log(x)
-    c = (lx - lx.mean()) / np.sum((lx - lx.mean()) ** 2)
-    slope = float(c @ np.log(Y.mean(axis=1)))
-    rng = np.random.default_rng(seed)
-    S = Y.shape[1]
-    boot = np.empty(n_boot)
-    for b0 in range(0, n_boot, 500):
-        idx = rng.integers(0, S, size=(min(500, n_boot - b0), S))
-        means = Y[:, idx].mean(axis=2)  # (points, boots)
-        boot[b0:b0 + idx.shape[0]] = c @ np.log(means)
-    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
-    return SlopeFit(round(slope, 12), float(lo), float(hi), level, n_boot)
+    est = Estimate.from_samples(vals)
+    return est.value, est.stderr
 
 
 def raw_random_numbers(*, seeds: int, N: int, n: int, d: int, K: int, R: int, backend: str | None = None,

@@ -67,7 +67,7 @@ from scipy import special, stats
 
 from .._validation import check_in_interval, check_int, check_positive_array
 from ..backend import get_backend
-from ..simulation import t_interval
+from ..stats import t_interval
 
 __all__ = [
     "Dataset",
@@ -267,9 +267,9 @@ class UtilityGraph:
 
     def interval(self, level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Student-t confidence interval of the mean ratio at ``level`` (default: the graph's)."""
-        level = self.level if level is None else check_in_interval("level", level, 0.0, 1.0)
         D = self.ratio_draws.shape[2]
-        return t_interval(self.ratio, self.ratio_draws.std(axis=2, ddof=1) / math.sqrt(D), D, level)
+        sem = self.ratio_draws.std(axis=2, ddof=1) / math.sqrt(D)
+        return t_interval(self.ratio, sem, D, self.level if level is None else level)
 
     @property
     def lo(self) -> np.ndarray:
