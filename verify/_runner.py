@@ -119,36 +119,3 @@ SEED004_ALPHA = 0.05 / 3
 """Family-wise error of each seed-004 figure's simulation claims: ``make verify`` is one pass/fail gate, so the
 5% is shared by Figures 1, 2 and 3 (union bound), not spent once per figure (which would fail a correct
 simulator in ~15% of runs)."""
-
-
-def family_quantile(n_claims: int, dof: int, alpha: float = 0.05) -> float:
-    """Student-t quantile for ``n_claims`` two-sided interval claims at family-wise error ``alpha`` (Bonferroni).
-
-    A sweep of m independent "theory inside the interval" checks at a fixed 3 SE fails somewhere with
-    probability ~m·0.5%; this keeps the chance that a correct simulator fails any of them below ``alpha``.
-    """
-    from scipy import stats
-
-    return float(stats.t.ppf(1 - alpha / (2 * n_claims), dof))
-
-
-def _slope_weights(x) -> np.ndarray:
-    """Coefficients c with OLS slope of (log x, log y) = Σ_i c_i log y_i."""
-    lx = np.log(np.asarray(x, float))
-    return (lx - lx.mean()) / np.sum((lx - lx.mean()) ** 2)
-
-
-def fit_slope(x, results: list[SimulationResult]) -> tuple[float, float]:
-    """Least-squares slope of log F against log x and its standard error (delta method: se(log F) = se/F).
-
-    The same linear functional as :func:`theory_slope`, so the two are comparable even where log F is
-    curved in log x.
-    """
-    c = _slope_weights(x)
-    ly = np.log([r.mean for r in results])
-    sy = np.array([r.stderr / r.mean for r in results])
-    return float(c @ ly), float(np.sqrt(np.sum(c**2 * sy**2)))
-
-
-def theory_slope(x, values) -> float:
-    return float(_slope_weights(x) @ np.log(np.asarray(values, float)))

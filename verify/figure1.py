@@ -17,8 +17,9 @@ import numpy as np
 
 import dptheory as dpt
 from dptheory.claims import Claim, save_figure
+from dptheory.stats import family_quantile
 
-from ._runner import SEED004_ALPHA, Task, family_quantile, point_seed, run_all
+from ._runner import SEED004_ALPHA, Task, point_seed, run_all
 
 PAPER = "seed 004"
 

@@ -28,8 +28,9 @@ from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 import dptheory as dpt
 from dptheory.claims import Claim, save_figure
+from dptheory.stats import Estimate, family_quantile, loglog_slope, loglog_slope_delta
 
-from ._runner import SEED004_ALPHA, Task, family_quantile, fit_slope, point_seed, run_all, theory_slope
+from ._runner import SEED004_ALPHA, Task, point_seed, run_all
 
 PAPER = "seed 004"
 CAPTION_SLOPES = {("d", "Noisy-SGD"): 1.00, ("d_eff", "Noisy-SGD"): 0.18, ("d_eff", "nu-Noisy-FTRL"): 0.94,
@@ -161,9 +162,10 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             means = np.array([s.mean for s in sims])
             ax.errorbar(xs, means, yerr=[means - ci[:, 0], ci[:, 1] - means], fmt="o", color=colour, ms=4,
                         label=f"{label}: simulated (95% CI)")
-            slope, se = fit_slope(xs, sims)
-            t_slope = theory_slope(xs, exact)
-            t_full = theory_slope(xs, [dpt.F_inf(_mechanisms(p)[name], p, rho=1.0) for _, p in points])
+            fit = loglog_slope_delta(xs, [Estimate(s.mean, s.stderr, s.chain_means.size) for s in sims])
+            slope, se = fit.value, fit.stderr
+            t_slope = loglog_slope(xs, exact)
+            t_full = loglog_slope(xs, [dpt.F_inf(_mechanisms(p)[name], p, rho=1.0) for _, p in points])
             claims.append(Claim(f"fig2.slope.{panel}.{name}", PAPER, "Fig. 2",
                                 f"log-log slope of F∞ vs {panel}: simulation vs exact theory (simulated {slope:.4f} ± {se:.4f}, "
                                 f"independent seeds; untruncated theory {t_full:.4f})",

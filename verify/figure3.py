@@ -23,8 +23,9 @@ from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 import dptheory as dpt
 from dptheory.claims import Claim, save_figure
 from dptheory.iqc import F_inf_bound, optimize_correlation
+from dptheory.stats import family_quantile
 
-from ._runner import SEED004_ALPHA, Task, family_quantile, point_seed, run_all
+from ._runner import SEED004_ALPHA, Task, point_seed, run_all
 
 PAPER = "seed 004"
 DIGEST = {100: (257.1, 143.2, 116.4), 1000: (4962.0, 1992.0, 1391.0)}  # digest §5.4: SGD, ν = ημ, Optimized
