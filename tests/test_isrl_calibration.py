@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dptheory.accounting import zcdp_to_epsilon
+from dptheory.accounting import gdp_epsilon, zcdp_to_epsilon
 from dptheory.isrl import calibration as cal
-from dptheory.proactive.exact import gdp_epsilon
 
 D6 = 1e-6
 

@@ -12,10 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dptheory as dpt
+from dptheory.accounting import (
+    Neighbouring, calibrate_sigma, exact_epsilon, exact_minimal_T, gdp_epsilon, replace_one_sensitivity,
+)
 from dptheory.proactive import closed_form as cf
 from dptheory.proactive.__main__ import main as cli
 from dptheory.proactive.calculators import phase_calculator, phase_parameters
-from dptheory.proactive.exact import calibrate_sigma, exact_epsilon, exact_minimal_T, gdp_epsilon, replace_one_sensitivity
 from dptheory.proactive.tables import BUDGET_TABLES, CALCULATOR_TABLES
 from dptheory.proactive.theorems import ConditionError, lemmaB3_bound, log_mgf_exact, thm31_check, thmB2_min_eps, thmB4_check
 
@@ -232,7 +234,7 @@ def test_accountants_at_table_9_and_their_order():
     assert eps["pld"].eps == pytest.approx(0.01029, abs=1e-5)
     assert eps["pld"].eps < eps["rdp"].eps < eps["rdp_wor"].eps
     assert eps["pld"].certified and not eps["clt"].certified
-    assert "add/remove" in eps["pld"].neighbouring and "replace one" in eps["rdp_wor"].neighbouring
+    assert eps["pld"].neighbouring is Neighbouring.ADD_REMOVE and eps["rdp_wor"].neighbouring is Neighbouring.REPLACE_ONE
 
 
 def test_pld_discretisation_default_is_converged():

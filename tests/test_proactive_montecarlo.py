@@ -18,7 +18,7 @@ import math
 import pytest
 from scipy.stats import norm
 
-from dptheory.proactive.montecarlo import DirectionDelta, mc_delta, mc_epsilon
+from dptheory.accounting.montecarlo import DirectionDelta, mc_delta, mc_epsilon
 
 dpa = pytest.importorskip("dp_accounting")
 from dp_accounting.pld import pld_privacy_accountant  # noqa: E402

@@ -15,10 +15,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dptheory.accounting import zcdp_to_epsilon
+from dptheory.accounting import gdp_epsilon, zcdp_to_epsilon
 from dptheory.claims import Claim, save_figure
 from dptheory.isrl import calibration as cal
-from dptheory.proactive.exact import gdp_epsilon
 
 PAPER = "seed 002"
 D6 = 1e-6

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
+from dptheory.accounting import exact_epsilon, gdp_epsilon, replace_one_sensitivity
 from dptheory.claims import Claim
 from dptheory.proactive import closed_form as cf
 from dptheory.proactive.calculators import calculator, phase_calculator, phase_parameters
-from dptheory.proactive.exact import exact_epsilon, gdp_epsilon, replace_one_sensitivity
 from dptheory.proactive.tables import BUDGET_TABLES, CALCULATOR_TABLES
 from dptheory.proactive.theorems import condition7, lemmaB3_bound, log_mgf_exact, thmB2_min_eps
 

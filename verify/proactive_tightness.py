@@ -20,9 +20,9 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
+from dptheory.accounting import exact_epsilon, exact_minimal_T, gdp_mu, mu_clt
 from dptheory.claims import Claim, save_figure
 from dptheory.proactive import closed_form as cf
-from dptheory.proactive.exact import exact_epsilon, exact_minimal_T, gdp_mu, mu_clt
 
 PAPER = "seed 001"
 SIGMA, N, K_EPOCHS = 19.29962, 10_000, 5  # Table 9

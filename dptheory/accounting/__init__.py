@@ -1,16 +1,25 @@
 r"""Privacy accounting shared by every paper of the toolkit.
 
-* :mod:`.zcdp`: seed 004, Thm 1.1 noise multiplier and ρ-zCDP ↔ (ε, δ) (App. A.2, Bun–Steinke Prop. 1.3).
-
-Every public function takes its first argument positionally and the others by keyword only, so that two
-numbers of the same kind (ε and δ, σ and q, ...) cannot be swapped.
+* :mod:`.models`: the sampling model and neighbouring relation of a result as values (:class:`Sampling`,
+  :class:`Neighbouring`) and :class:`EpsilonResult`, an accountant's ε with its model;
+* :mod:`.zcdp`: seed 004, Thm 1.1 noise multiplier and ρ-zCDP ↔ (ε, δ) (App. A.2, Bun–Steinke Prop. 1.3);
+* :mod:`.gdp`: Gaussian DP (Dong–Roth–Su Cor. 2.13, seed 001 eq. (64)) and the CLT μ of DP-SGD (eq. (65));
+* :mod:`.dpsgd`: PLD, RDP, CLT, Monte-Carlo and fixed-batch replace-one accountants of DP-SGD, the
+  ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
+* :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI.
 
 >>> from dptheory import accounting
 >>> round(accounting.zcdp_to_epsilon(0.5, delta=1e-5), 4)
 4.7284
+>>> accounting.exact_epsilon(2.0, 1.0, 1, 1e-5, "clt_poisson").sampling
+<Sampling.POISSON: 'Poisson sampling with rate q'>
 """
 
-from . import zcdp
+from . import dpsgd, gdp, models, montecarlo, zcdp
+from .dpsgd import *  # noqa: F401,F403
+from .gdp import *  # noqa: F401,F403
+from .models import *  # noqa: F401,F403
+from .montecarlo import *  # noqa: F401,F403
 from .zcdp import *  # noqa: F401,F403
 
-__all__ = [*zcdp.__all__]
+__all__ = [*models.__all__, *zcdp.__all__, *gdp.__all__, *dpsgd.__all__, *montecarlo.__all__]

@@ -44,16 +44,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import VARIANTS, check_in_interval, check_int, check_positive_array
-from ..accounting import zcdp_to_epsilon
-from ..proactive.exact import (
+from ..accounting import (
     PLD_DISCRETIZATION,
     EpsilonResult,
-    _dpa,
-    _epsilon,
-    _pld_accountant,
-    _rdp_accountant,
+    Neighbouring,
+    Sampling,
+    accountant_epsilon,
+    dp_accounting_module,
     gdp_epsilon,
+    pld_accountant,
+    rdp_accountant,
     replace_one_sensitivity,
+    zcdp_to_epsilon,
 )
 
 __all__ = [
@@ -692,21 +694,21 @@ def acsa_steps(R, nu) -> tuple[np.ndarray, np.ndarray]:
 
 #: Accountants of :func:`spent_by_calibration` (model of each in its docstring and on the result).
 SPEND_ACCOUNTANTS = ("pld", "rdp_wor", "pld_wr", "advanced")
+#: ``(sampling, neighbouring, certified)`` of each accountant, with ``q = K/n``, ``s = K`` and ``C = L/K`` (one
+#: record's largest contribution to the batch mean): :mod:`dptheory.accounting.models`.
 _SPEND_MODELS = {
-    "pld": ("Poisson sampling with rate q = K/n (same coin on both data sets)",
-            "replace one record of the silo (batch mean moves <= 2L/K)", True),
-    "rdp_wor": ("fixed batch of K of n, uniformly without replacement (the paper's subsampling lemma)",
-                "replace one record of the silo (batch mean moves <= 2L/K)", True),
-    "pld_wr": ("K draws with replacement (Alg. 2 as printed; multiplicity ~ Bin(K, 1/n))",
-               "replace one record by a null record (zero gradient; mean moves <= mL/K)", True),
-    "advanced": ("fixed batch of K of n, without replacement (Thm D.1's proof)",
-                 "replace one record of the silo (sensitivity 2L/K)", True),
+    "pld": (Sampling.POISSON, Neighbouring.REPLACE_ONE, True),
+    "rdp_wor": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
+    "pld_wr": (Sampling.FIXED_BATCH_WR, Neighbouring.REPLACE_WITH_NULL, True),
+    "advanced": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
 }
 
 
 @dataclass(frozen=True)
 class SpendResult(EpsilonResult):
-    """ε certified at δ0 for a calibration, beside the budget ``eps0`` it was calibrated for."""
+    """ε certified at δ0 for a calibration, beside the budget ``eps0`` it was calibrated for: an
+    :class:`~dptheory.accounting.models.EpsilonResult` (accountant, sampling model, neighbouring relation) with
+    the budget, ``δ0`` and the calibration's settings."""
 
     eps0: float = math.nan
     delta: float = math.nan
@@ -736,7 +738,7 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     * ``"pld"``: Poisson sampling at rate K/n, replace-one (each record contributes ≤ L/K to the mean, so a
       replacement moves it by ≤ 2L/K when sampled). dp_accounting's PLD, pessimistic: a certified upper bound.
       Its REPLACE_ONE Gaussian reads σ_lib with contributions ±1, i.e. sensitivity 2 (probed by
-      :func:`~dptheory.proactive.exact.replace_one_sensitivity`), so σ_lib = z·2.
+      :func:`~dptheory.accounting.dpsgd.replace_one_sensitivity`), so σ_lib = z·2.
     * ``"rdp_wor"``: a fixed batch of K drawn without replacement, replace-one, sensitivity 2L/K (the model of
       the subsampling lemma the paper cites); RDP (Wang–Balle–Kasiviswanathan), certified. The library's RDP
       REPLACE_ONE Gaussian assumes sensitivity 1, so σ_lib = z.
@@ -774,14 +776,14 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     if accountant == "advanced":
         eps = calibration_chain(L, R, n, K, eps0, delta0).eps_total
     else:
-        dpa = _dpa()
+        dpa = dp_accounting_module()
         rel = dpa.NeighboringRelation
         if accountant == "pld":
             sub = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z * replace_one_sensitivity()["pld"]))
-            acc = _pld_accountant(rel.REPLACE_ONE, discretization)
+            acc = pld_accountant(rel.REPLACE_ONE, discretization)
         elif accountant == "rdp_wor":
             sub = dpa.SampledWithoutReplacementDpEvent(n, K, dpa.GaussianDpEvent(z * replace_one_sensitivity()["rdp"]))
-            acc = _rdp_accountant(rel.REPLACE_ONE)
+            acc = rdp_accountant(rel.REPLACE_ONE)
         else:
             from dp_accounting.dp_event import MixtureOfGaussiansDpEvent  # noqa: PLC0415
             from scipy.stats import binom  # noqa: PLC0415
@@ -790,9 +792,9 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
             p = binom.pmf(m, K, 1.0 / n)
             keep = p > 1e-300
             sub = MixtureOfGaussiansDpEvent(sigma, list(m[keep] * L / K), list(p[keep] / p[keep].sum()))
-            acc = _pld_accountant(rel.REPLACE_SPECIAL, discretization)
-        eps = _epsilon(acc, dpa.SelfComposedDpEvent(sub, R), delta0)
-    return SpendResult(float(eps), accountant, sampling, neighbouring, certified, None, eps0, delta0, settings)
+            acc = pld_accountant(rel.REPLACE_SPECIAL, discretization)
+        eps = accountant_epsilon(acc, dpa.SelfComposedDpEvent(sub, R), delta0)
+    return SpendResult(float(eps), accountant, sampling, neighbouring, certified, eps0=eps0, delta=delta0, settings=settings)
 
 
 def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
@@ -801,15 +803,14 @@ def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
     Each record enters exactly one round's batch (disjoint batches), so a silo's transcript under replace-one is
     one Gaussian of sensitivity 2L/K and std σ (parallel composition): μ = 2L/(Kσ) = ε0/√(8 ln(1.25/δ0)),
     independent of L and K. ``method``: ``"gdp"`` exact (Dong–Roth–Su eq. (64), via
-    :func:`~dptheory.proactive.exact.gdp_epsilon`); ``"zcdp"`` the paper's route (Bun–Steinke Prop. 1.3,
+    :func:`~dptheory.accounting.gdp.gdp_epsilon`); ``"zcdp"`` the paper's route (Bun–Steinke Prop. 1.3,
     ρ = μ²/2: C4's 0.50046 ε0); ``"zcdp_optimal"`` the Balle et al. conversion.
     """
     delta0 = _delta("delta0", delta0)
     sigma2_onepass(1.0, 1.0, eps0, delta0)  # validates eps0 <= 8 ln(1/delta0)
     eps0 = float(eps0)
     mu = eps0 / math.sqrt(8.0 * math.log(1.25 / delta0))
-    rel = "replace one record of the silo (sensitivity 2L/K)"
-    sampling = "disjoint batches, each record used once (parallel composition)"
+    rel, sampling = Neighbouring.REPLACE_ONE, Sampling.DISJOINT_BATCHES
     if method == "gdp":
         eps, certified = gdp_epsilon(mu, delta0), True
     elif method == "zcdp":
@@ -818,4 +819,4 @@ def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
         eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta=delta0, method="optimal"), True
     else:
         raise ValueError(f"method must be one of ('gdp', 'zcdp', 'zcdp_optimal'), got {method!r}")
-    return SpendResult(float(eps), f"onepass_{method}", sampling, rel, certified, None, eps0, delta0, dict(mu=mu))
+    return SpendResult(float(eps), f"onepass_{method}", sampling, rel, certified, eps0=eps0, delta=delta0, settings=dict(mu=mu))

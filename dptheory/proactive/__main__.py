@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..accounting import ACCOUNTANTS
 from . import closed_form as cf
 from .calculators import SIGMA_RULES, calculator, phase_calculator
-from .exact import ACCOUNTANTS
 from .theorems import ConditionError
 
 

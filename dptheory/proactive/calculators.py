@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from scipy.optimize import brentq
 
 from .._validation import check_in_interval, check_variant
+from ..accounting import EpsilonResult, exact_epsilon
 from . import closed_form as cf
-from .exact import EpsilonResult, exact_epsilon
 from .theorems import Condition, TheoremCheck, thm31_check
 
 __all__ = ["CalculatorResult", "calculator", "Phase", "phase_parameters", "phase_calculator", "SIGMA_RULES"]

@@ -1,4 +1,5 @@
-r"""Exact and reference accountants for DP-SGD beside seed 001's closed form, each with its model stated.
+r"""Accountants for DP-SGD (the subsampled Gaussian mechanism), each with its model stated, and the
+``dp_accounting`` adapters that seed 001 and seed 002 share.
 
 One call, :func:`exact_epsilon`, gives ε for ``T`` rounds of the Gaussian mechanism with noise multiplier
 ``σ`` (noise std ``σ·C`` for clip norm ``C``) on a sample of rate ``q``:
@@ -32,6 +33,10 @@ of a Gaussian with ``μ = 2/σ``) while the RDP accountant treats it as 1 (its r
 replacement formula reduces at ``q = 1`` to ``α/(2σ²)``, the add/remove Gaussian). We do not inherit either
 convention: :func:`replace_one_sensitivity` probes the installed library for the sensitivity each accountant
 assumes, and ``"rdp_wor"`` rescales σ so that the library sees Alg. 1's replace-one sensitivity ``2C``.
+
+The adapters :func:`dp_accounting_module`, :func:`pld_accountant`, :func:`rdp_accountant` and
+:func:`accountant_epsilon` are also what seed 002's :func:`~dptheory.isrl.calibration.spent_by_calibration`
+accounts with. The sampling model and neighbouring relation of each result are :mod:`.models` values.
 """
 
 from __future__ import annotations
@@ -39,125 +44,80 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr
 
 from .._validation import check_in_interval, check_int
+from .gdp import gdp_epsilon, gdp_mu, mu_clt
+from .models import EpsilonResult, Neighbouring, Sampling
+from .montecarlo import mc_epsilon
 
 __all__ = [
     "ACCOUNTANTS",
-    "EpsilonResult",
+    "PLD_DISCRETIZATION",
+    "accountant_epsilon",
+    "dp_accounting_module",
     "exact_epsilon",
-    "gdp_delta",
-    "gdp_epsilon",
-    "gdp_mu",
-    "mu_clt",
+    "pld_accountant",
+    "rdp_accountant",
     "replace_one_sensitivity",
     "exact_minimal_T",
     "calibrate_sigma",
 ]
 
 ACCOUNTANTS = ("pld", "rdp", "clt", "clt_poisson", "mc", "rdp_wor")
-_POISSON = "Poisson sampling with rate q"
-_ADD_REMOVE = "add/remove one record"
+#: ``(sampling, neighbouring, certified)`` of each accountant (module docstring).
 _MODELS = {
-    "pld": (_POISSON, _ADD_REMOVE, True),
-    "rdp": (_POISSON, _ADD_REMOVE, True),
-    "clt": ("fixed batch s = qN, uniform (Dong-Roth-Su CLT)", "sensitivity C, as seed 001 applies it (footnote 18)", False),
-    "clt_poisson": (_POISSON, _ADD_REMOVE, False),
-    "mc": (_POISSON, _ADD_REMOVE, False),
-    "rdp_wor": ("fixed batch s = qN, uniformly without replacement", "replace one record (sensitivity 2C)", True),
+    "pld": (Sampling.POISSON, Neighbouring.ADD_REMOVE, True),
+    "rdp": (Sampling.POISSON, Neighbouring.ADD_REMOVE, True),
+    "clt": (Sampling.FIXED_BATCH_WOR, Neighbouring.SENSITIVITY_C, False),
+    "clt_poisson": (Sampling.POISSON, Neighbouring.ADD_REMOVE, False),
+    "mc": (Sampling.POISSON, Neighbouring.ADD_REMOVE, False),
+    "rdp_wor": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
 }
 #: PLD discretisation of ``"pld"``: 1e-5 keeps its (pessimistic) ε within 0.1% of the 3e-6 value at Tables
 #: 9–11 (1e-4, dp_accounting's default, overstates Table 9's ε by 5%; digest 001 §4 printed 0.0103).
 PLD_DISCRETIZATION = 1e-5
 
 
-@dataclass(frozen=True)
-class EpsilonResult:
-    """ε at ``δ`` from one accountant, with the sampling model and neighbouring relation it assumes."""
-
-    eps: float
-    accountant: str
-    sampling: str
-    neighbouring: str
-    certified: bool  # an upper bound on the true ε of that model (False: an estimate)
-    interval: tuple[float, float] | None = None  # Monte Carlo only
-
-    def __float__(self) -> float:
-        return self.eps
-
-    def __repr__(self) -> str:
-        ci = f", CI [{self.interval[0]:.6g}, {self.interval[1]:.6g}]" if self.interval else ""
-        kind = "upper bound" if self.certified else "estimate"
-        return f"EpsilonResult(eps={self.eps:.6g}{ci}; {self.accountant}: {self.sampling}, {self.neighbouring}; {kind})"
-
-
-def gdp_delta(eps, mu) -> float:
-    """Dong–Roth–Su Cor. 2.13, eq. (64): ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` of μ-GDP (log-space second term)."""
-    a = -eps / mu
-    return float(ndtr(a + mu / 2) - math.exp(eps + log_ndtr(a - mu / 2)))
-
-
-def gdp_epsilon(mu, delta) -> float:
-    """The ε at which μ-GDP gives ``δ`` (root of eq. (64); 0 if ``δ(0) ≤ δ``)."""
-    mu = check_in_interval("mu", mu, 0.0)
-    delta = check_in_interval("delta", delta, 0.0, 1.0)
-    if gdp_delta(0.0, mu) <= delta:
-        return 0.0
-    hi = 1.0
-    while gdp_delta(hi, mu) > delta:
-        hi *= 2.0
-    return brentq(lambda e: gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14)
-
-
-def mu_clt(sigma, q, T, form: str = "uniform") -> float:
-    """GDP parameter of DP-SGD by the CLT (Dong–Roth–Su Cor. 5.4; seed 001 eq. (65)).
-
-    ``"uniform"``: ``μ = q√T·√2·√(e^{σ⁻²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)`` (tf-privacy ``compute_mu_uniform``,
-    what Tables 9–11 used). ``"poisson"``: ``μ = q√(T(e^{σ⁻²} − 1))``.
-    """
-    if form == "uniform":
-        inner = math.exp(sigma**-2) * ndtr(1.5 / sigma) + 3.0 * ndtr(-0.5 / sigma) - 2.0
-        return q * math.sqrt(T) * math.sqrt(2.0) * math.sqrt(inner)
-    if form == "poisson":
-        return q * math.sqrt(T * math.expm1(sigma**-2))
-    raise ValueError(f"form must be 'uniform' or 'poisson', got {form!r}")
-
-
-def _dpa():
+def dp_accounting_module():
+    """The ``dp_accounting`` package, imported on first use (it is heavy)."""
     import dp_accounting  # noqa: PLC0415  (heavy import, only when an accountant is used)
 
     return dp_accounting
 
 
 def _poisson_event(sigma: float, q: float, T: int):
-    dpa = _dpa()
+    dpa = dp_accounting_module()
     return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), T)
 
 
-def _pld_accountant(relation=None, discretization: float = PLD_DISCRETIZATION):
+def pld_accountant(relation=None, discretization: float = PLD_DISCRETIZATION):
+    """A fresh ``dp_accounting`` PLD accountant (pessimistic: its ε is an upper bound) for ``relation``
+    (a ``dp_accounting.NeighboringRelation``, default ADD_OR_REMOVE_ONE) at value discretisation
+    ``discretization`` (default :data:`PLD_DISCRETIZATION`)."""
     from dp_accounting.pld import pld_privacy_accountant  # noqa: PLC0415
 
-    dpa = _dpa()
+    dpa = dp_accounting_module()
     return pld_privacy_accountant.PLDAccountant(relation or dpa.NeighboringRelation.ADD_OR_REMOVE_ONE,
                                                 value_discretization_interval=discretization)
 
 
-def _rdp_accountant(relation=None):
+def rdp_accountant(relation=None):
+    """A fresh ``dp_accounting`` Rényi-DP accountant (Mironov 2017) for ``relation`` (a
+    ``dp_accounting.NeighboringRelation``, default ADD_OR_REMOVE_ONE), on the library's default orders plus
+    integer orders up to 4096."""
     from dp_accounting.rdp import rdp_privacy_accountant  # noqa: PLC0415
 
-    dpa = _dpa()
+    dpa = dp_accounting_module()
     # the library's default orders plus integer orders up to 4096 (large σ and small q put the optimum
     # near 400-500, between the defaults 256 and 512: 2% on ε at Table 9); integer orders use its exact sum
     orders = np.unique(np.concatenate([rdp_privacy_accountant.DEFAULT_RDP_ORDERS, np.geomspace(64, 4096, 25).round()]))
     return rdp_privacy_accountant.RdpAccountant(orders, relation or dpa.NeighboringRelation.ADD_OR_REMOVE_ONE)
 
 
-def _epsilon(accountant, event, delta: float) -> float:
+def accountant_epsilon(accountant, event, delta: float) -> float:
+    """Compose ``event`` (a ``dp_accounting.DpEvent``) into ``accountant`` and return its ε at ``delta``."""
     accountant.compose(event)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # RDP's "optimal order is the largest" advisory
@@ -174,16 +134,16 @@ def replace_one_sensitivity() -> dict[str, float]:
     formulas coincide exactly). dp_accounting 0.6 answers ``{"pld": 2.0, "rdp": 1.0}``: the factor-2
     inconsistency documented in the module docstring.
     """
-    dpa = _dpa()
+    dpa = dp_accounting_module()
     rel = dpa.NeighboringRelation
     sigma, delta = 2.0, 1e-5
     one = lambda s: dpa.GaussianDpEvent(s)
     found = {}
-    pld = _epsilon(_pld_accountant(rel.REPLACE_ONE, 1e-4), one(sigma), delta)
+    pld = accountant_epsilon(pld_accountant(rel.REPLACE_ONE, 1e-4), one(sigma), delta)
     ref = {d: gdp_epsilon(d / sigma, delta) for d in (1.0, 2.0)}
     found["pld"] = min(ref, key=lambda d: abs(ref[d] - pld))
-    rdp = _epsilon(_rdp_accountant(rel.REPLACE_ONE), one(sigma), delta)
-    ref = {d: _epsilon(_rdp_accountant(), one(sigma / d), delta) for d in (1.0, 2.0)}
+    rdp = accountant_epsilon(rdp_accountant(rel.REPLACE_ONE), one(sigma), delta)
+    ref = {d: accountant_epsilon(rdp_accountant(), one(sigma / d), delta) for d in (1.0, 2.0)}
     found["rdp"] = min(ref, key=lambda d: abs(ref[d] - rdp))
     return found
 
@@ -208,14 +168,12 @@ def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discre
     sampling, neighbouring, certified = _MODELS[accountant]
     interval = None
     if accountant == "pld":
-        eps = _epsilon(_pld_accountant(discretization=discretization), _poisson_event(sigma, q, T), delta)
+        eps = accountant_epsilon(pld_accountant(discretization=discretization), _poisson_event(sigma, q, T), delta)
     elif accountant == "rdp":
-        eps = _epsilon(_rdp_accountant(), _poisson_event(sigma, q, T), delta)
+        eps = accountant_epsilon(rdp_accountant(), _poisson_event(sigma, q, T), delta)
     elif accountant in ("clt", "clt_poisson"):
         eps = gdp_epsilon(mu_clt(sigma, q, T, "uniform" if accountant == "clt" else "poisson"), delta)
     elif accountant == "mc":
-        from .montecarlo import mc_epsilon  # noqa: PLC0415
-
         res = mc_epsilon(sigma, q, T, delta, n_samples=n_samples, seed=seed, level=level, backend=backend)
         eps, interval = res.eps, (res.lo, res.hi)
     else:
@@ -223,11 +181,11 @@ def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discre
             raise ValueError("accountant='rdp_wor' needs N, the data-set size (batch s = round(q N))")
         N = int(check_in_interval("N", N, 1.0))
         s = max(1, round(q * N))
-        dpa = _dpa()
+        dpa = dp_accounting_module()
         # Alg. 1's replace-one sensitivity is 2C; the library assumes replace_one_sensitivity()["rdp"]·σ_lib.
         sigma_lib = sigma * replace_one_sensitivity()["rdp"] / 2.0
         event = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(N, s, dpa.GaussianDpEvent(sigma_lib)), T)
-        eps = _epsilon(_rdp_accountant(dpa.NeighboringRelation.REPLACE_ONE), event, delta)
+        eps = accountant_epsilon(rdp_accountant(dpa.NeighboringRelation.REPLACE_ONE), event, delta)
     return EpsilonResult(float(eps), accountant, sampling, neighbouring, certified, interval)
 
 
@@ -252,7 +210,7 @@ def exact_minimal_T(eps_target, sigma, k, delta, accountant: str = "pld", T_max:
     from dp_accounting import mechanism_calibration as mc  # noqa: PLC0415
 
     if accountant == "pld":
-        return int(mc.calibrate_dp_mechanism(_pld_accountant, lambda T: _poisson_event(sigma, k / T, T), eps_target,
+        return int(mc.calibrate_dp_mechanism(pld_accountant, lambda T: _poisson_event(sigma, k / T, T), eps_target,
                                              delta, mc.ExplicitBracketInterval(lo, hi), discrete=True))
     while hi - lo > 1:  # other accountants: integer bisection on the same monotone map
         mid = (lo + hi) // 2
@@ -274,15 +232,5 @@ def calibrate_sigma(eps, delta, q, T) -> float:
     # bracket around the Poisson GDP-CLT guess μ = q√(T(e^{1/σ²} − 1)); a σ far below it makes the PLD grid huge
     mu = gdp_mu(eps, delta)
     guess = 1.0 / math.sqrt(math.log1p(mu**2 / (q * q * T)))
-    return float(mc.calibrate_dp_mechanism(_pld_accountant, lambda s: _poisson_event(s, q, T), eps, delta,
+    return float(mc.calibrate_dp_mechanism(pld_accountant, lambda s: _poisson_event(s, q, T), eps, delta,
                                            mc.ExplicitBracketInterval(0.5 * guess, 2.0 * guess)))
-
-
-def gdp_mu(eps, delta) -> float:
-    """The μ at which μ-GDP gives exactly ``(ε, δ)`` (eq. (64) increases in μ): ``μ*(ε, δ)`` of digest 001 §3.11d."""
-    eps = check_in_interval("eps", eps, 0.0, lo_closed=True)
-    delta = check_in_interval("delta", delta, 0.0, 1.0)
-    hi = 1.0
-    while gdp_delta(eps, hi) < delta:
-        hi *= 2.0
-    return brentq(lambda m: gdp_delta(eps, m) - delta, 1e-12, hi, xtol=1e-14)

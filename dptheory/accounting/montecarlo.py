@@ -1,12 +1,13 @@
 r"""Monte-Carlo ``δ(ε)`` and ``ε(δ)`` of DP-SGD from sampled privacy losses, by importance sampling, with a CI.
 
-The independent route that :mod:`.exact`'s PLD accountant (``dp_accounting``) must agree with: seed 001
+The independent route that :mod:`.dpsgd`'s PLD accountant (``dp_accounting``) must agree with: seed 001
 ("Proactive DP") App. C compares its closed form against exact accountants, and this module checks those
 accountants by simulation.
 
 **Model** (seed 001, footnotes 5 and 14; Abadi et al. 2016, §3.1, privacy loss): ``T`` rounds of the
 Gaussian mechanism with noise multiplier ``σ`` and sensitivity 1 on a Poisson sample of rate ``q``; data
-sets differ by adding or removing one record. One round compares
+sets differ by adding or removing one record (``Sampling.POISSON``, ``Neighbouring.ADD_REMOVE`` of
+:mod:`.models`). One round compares
 
     ``P = (1 − q)·N(0, σ²) + q·N(1, σ²)``  (the data set with the record)  and  ``Q = N(0, σ²)``.
 
@@ -84,7 +85,7 @@ from scipy import integrate, optimize, special, stats
 
 from .._validation import check_in_interval, check_int
 from ..backend import get_backend
-from .exact import gdp_epsilon, mu_clt
+from .gdp import gdp_epsilon, mu_clt
 
 __all__ = [
     "DirectionDelta",
