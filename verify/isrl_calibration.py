@@ -15,7 +15,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from dptheory.accounting import gdp_epsilon, zcdp_to_epsilon
+from dptheory.accounting import advanced_composition, gdp_epsilon, zcdp_to_epsilon
 from dptheory.claims import Claim, save_figure
 from dptheory.isrl import calibration as cal
 
@@ -51,7 +51,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                      cal.min_batch_size(1.0, 1000, 1000, D6), 5))
     c.append(_digits("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", 0.1038, cal.min_batch_size(1.0, 1000, 2e5, D6), 4))
     for R, printed in ((1000, 0.50863), (10, 0.50874), (100000, 0.50862)):
-        eps, _ = cal.advanced_composition(*cal.per_round_budget(1.0, D6, R), R, D6 / 2)
+        eps, _ = advanced_composition(*cal.per_round_budget(1.0, D6, R), R, D6 / 2)
         c.append(_digits(f"C3.advanced.R={R}", "Thm D.1 proof, Dwork–Roth Thm 3.20",
                          "advanced composition of R rounds at (ε̃, δ̃) spends ≈ ε0/2", printed, eps, 5))
     # --- one pass (Thm 3.1/E.1) ---------------------------------------------------------------------------

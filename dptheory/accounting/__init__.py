@@ -3,6 +3,8 @@ r"""Privacy accounting shared by every paper of the toolkit.
 * :mod:`.models`: the sampling model and neighbouring relation of a result as values (:class:`Sampling`,
   :class:`Neighbouring`) and :class:`EpsilonResult`, an accountant's ε with its model;
 * :mod:`.zcdp`: seed 004, Thm 1.1 noise multiplier and ρ-zCDP ↔ (ε, δ) (App. A.2, Bun–Steinke Prop. 1.3);
+* :mod:`.classic`: the classic Gaussian mechanism, advanced composition and amplification by subsampling
+  (Dwork–Roth Thms A.1, 3.20);
 * :mod:`.gdp`: Gaussian DP (Dong–Roth–Su Cor. 2.13, seed 001 eq. (64)) and the CLT μ of DP-SGD (eq. (65));
 * :mod:`.dpsgd`: PLD, RDP, CLT, Monte-Carlo and fixed-batch replace-one accountants of DP-SGD, the
   ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
@@ -15,11 +17,12 @@ r"""Privacy accounting shared by every paper of the toolkit.
 <Sampling.POISSON: 'Poisson sampling with rate q'>
 """
 
-from . import dpsgd, gdp, models, montecarlo, zcdp
+from . import classic, dpsgd, gdp, models, montecarlo, zcdp
+from .classic import *  # noqa: F401,F403
 from .dpsgd import *  # noqa: F401,F403
 from .gdp import *  # noqa: F401,F403
 from .models import *  # noqa: F401,F403
 from .montecarlo import *  # noqa: F401,F403
 from .zcdp import *  # noqa: F401,F403
 
-__all__ = [*models.__all__, *zcdp.__all__, *gdp.__all__, *dpsgd.__all__, *montecarlo.__all__]
+__all__ = [*models.__all__, *zcdp.__all__, *classic.__all__, *gdp.__all__, *dpsgd.__all__, *montecarlo.__all__]

@@ -12,8 +12,9 @@ function                                    source (seed 002)
 :func:`sigma2_noisy_mbsgd`                  Thm D.1: ``256 L² R ln(2.5R/δ0) ln(2/δ0)/(n² ε0²)``, ε0 ≤ 2 ln(2/δ0)
 :func:`min_batch_size`                      Thm D.1: ``K ≥ ε0 n/(4√(2R ln(2/δ0)))``
 :func:`per_round_budget`                    Thm D.1 proof: ``ε̃ = ε0/(2√(2R ln(2/δ0)))``, ``δ̃ = δ0/(2R)``
-:func:`advanced_composition`                Dwork–Roth Thm 3.20
-:func:`calibration_chain`                   the proof's chain: budget → subsampling → classic Gaussian (Thm A.1)
+:func:`calibration_chain`                   the proof's chain: budget → subsampling (Ullman) → classic Gaussian
+                                            (Dwork–Roth Thm A.1) → advanced composition (Thm 3.20), the last three
+                                            from :mod:`dptheory.accounting.classic`
 :func:`sigma2_onepass`                      Thm 3.1/E.1: ``32 L² ln(1.25/δ0)/(ε0² K²)``, ε0 ≤ 8 ln(1/δ0)
 :func:`sigma2_shuffled`                     Thm 5.1/G.1 (absolute constant ``C`` unspecified: a parameter)
 :func:`sigma2_experiment` & co.             App. I (moments-accountant calibration of the experiments, Local SGD)
@@ -50,11 +51,14 @@ from ..accounting import (
     Neighbouring,
     Sampling,
     accountant_epsilon,
+    advanced_composition,
     dp_accounting_module,
+    gaussian_sigma_classic,
     gdp_epsilon,
     pld_accountant,
     rdp_accountant,
     replace_one_sensitivity,
+    subsampled_epsilon,
     zcdp_to_epsilon,
 )
 
@@ -63,9 +67,6 @@ __all__ = [
     "silo_sampling_factor",
     "min_batch_size",
     "per_round_budget",
-    "advanced_composition",
-    "gaussian_sigma_classic",
-    "subsampled_epsilon",
     "calibration_chain",
     "CalibrationChain",
     "sigma2_onepass",
@@ -164,46 +165,17 @@ def min_batch_size(eps0, n, R, delta0) -> float:
 def per_round_budget(eps0, delta0, R) -> tuple[float, float]:
     """Per-round target of Thm D.1's proof: ``(ε̃, δ̃) = (ε0/(2√(2R ln(2/δ0))), δ0/(2R))``.
 
-    Advanced composition with slack δ' = δ0/2 then spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)``
-    (see :func:`advanced_composition`; C3) and ``Rδ̃ + δ' = δ0``.
-    """
-    delta0 = _delta("delta0", delta0)
-    eps0 = _pos("eps0", eps0)
-    R = _pos("R", R)
-    return eps0 / (2.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0))), delta0 / (2.0 * R)
-
-
-def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
-    """Dwork–Roth Thm 3.20: ``k`` adaptive (ε, δ)-DP steps are ``(√(2k ln(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP.
+    Advanced composition with slack δ' = δ0/2 (:func:`~dptheory.accounting.classic.advanced_composition`) then
+    spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)`` (C3) and ``Rδ̃ + δ' = δ0``.
 
     >>> e, d = advanced_composition(*per_round_budget(1.0, 1e-6, 1000), 1000, 0.5e-6)
     >>> round(e, 5), round(d * 1e6, 12)  # C3
     (0.50863, 1.0)
     """
-    eps = _pos("eps", eps)
-    delta = check_in_interval("delta", delta, 0.0, 1.0, lo_closed=True)
-    k = _pos("k", k)
-    delta_prime = _delta("delta_prime", delta_prime)
-    return math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps + k * eps * math.expm1(eps), k * delta + delta_prime
-
-
-def gaussian_sigma_classic(sensitivity, eps, delta) -> float:
-    """Classic Gaussian mechanism (Dwork–Roth Thm A.1): ``σ = Δ√(2 ln(1.25/δ))/ε`` gives (ε, δ)-DP for ε ≤ 1."""
-    sensitivity = _pos("sensitivity", sensitivity)
-    eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="Dwork-Roth Thm A.1 needs eps <= 1")
-    delta = _delta("delta", delta)
-    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
-
-
-def subsampled_epsilon(eps, K, n) -> float:
-    """Amplification by subsampling ``K`` of ``n`` as the proof of Thm D.1 uses it: ε' → ``2ε'K/n`` (needs ε' ≤ 1).
-
-    The cited lemma (Ullman) is for sampling without replacement; Alg. 2 samples with replacement (digest §8 #20).
-    """
-    eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="the subsampling lemma needs eps <= 1")
-    n = _pos("n", n)
-    K = check_in_interval("K", K, 0.0, n, hi_closed=True, why="K of n records")
-    return 2.0 * eps * K / n
+    delta0 = _delta("delta0", delta0)
+    eps0 = _pos("eps0", eps0)
+    R = _pos("R", R)
+    return eps0 / (2.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0))), delta0 / (2.0 * R)
 
 
 @dataclass(frozen=True)
