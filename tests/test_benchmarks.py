@@ -147,8 +147,8 @@ def test_bench_proactive_calculator(benchmark):
 def test_bench_proactive_pld_calibration_baseline(benchmark):
     """Baseline: σ calibrated with the PLD accountant (dp_accounting's Brent search) at the calculator's (q, T)."""
     q, T = 26.067 / 10_000, 1918
-    sigma = benchmark.pedantic(lambda: dpt.proactive.calibrate_sigma(0.05, 1e-4, q, T), rounds=3, iterations=1)
-    assert dpt.proactive.exact_epsilon(sigma, q, T, 1e-4).eps == pytest.approx(0.05, rel=1e-5)
+    sigma = benchmark.pedantic(lambda: dpt.proactive.calibrate_sigma(0.05, delta=1e-4, q=q, T=T), rounds=3, iterations=1)
+    assert dpt.proactive.exact_epsilon(sigma, q=q, T=T, delta=1e-4).eps == pytest.approx(0.05, rel=1e-5)
 
 
 def _time_min(fn, rounds: int = 3) -> float:
@@ -186,7 +186,7 @@ def test_bench_isrl_noisy_mbsgd_against_raw_random_numbers(benchmark):
 def test_bench_proactive_mc_delta_against_raw_normals(benchmark):
     """Importance-sampled δ(ε) against drawing its T·n standard normals (two directions share them)."""
     T, n = (1918, 2**16) if benchmark.enabled else (50, 2**10)
-    res = benchmark.pedantic(lambda: dpt.proactive.mc_delta(19.29962, 26.067 / 1e4, T, 0.0105, n_samples=n),
+    res = benchmark.pedantic(lambda: dpt.proactive.mc_delta(19.29962, q=26.067 / 1e4, T=T, eps=0.0105, n_samples=n),
                              rounds=3, iterations=1)
     assert res.lo <= res.estimate <= res.hi
     if not benchmark.enabled:

@@ -64,7 +64,7 @@ def test_C2_min_batch_size():
 @pytest.mark.parametrize("R, printed", [(1000, 0.50863), (10, 0.50874), (1e5, 0.50862)])
 def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
     eps_t, delta_t = cal.per_round_budget(1.0, D6, R)
-    eps, delta = advanced_composition(eps_t, delta_t, R, D6 / 2)
+    eps, delta = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
     assert_digits(eps, printed, 5)
     assert delta == pytest.approx(D6, rel=1e-12)
     # the first term is exactly ε0/2; the rest is R ε̃(e^ε̃ − 1) ≈ ε0²/(8 ln(2/δ0))
@@ -88,7 +88,7 @@ def test_onepass_exact_spend_is_below_the_zcdp_route():
     gdp, opt, bs = (cal.spent_by_onepass(1.0, D6, m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
     assert gdp < opt < bs <= 1.0
     mu = 1.0 / math.sqrt(8 * math.log(1.25 / D6))
-    assert gdp == pytest.approx(gdp_epsilon(mu, D6), rel=1e-12)
+    assert gdp == pytest.approx(gdp_epsilon(mu, delta=D6), rel=1e-12)
     assert gdp == pytest.approx(0.37298, abs=5e-6)
 
 
@@ -112,7 +112,7 @@ def test_spend_pld_convention_matches_gdp_at_full_batch():
     L, R, n, eps0 = 1.0, 20, 50, 1.0
     r = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="pld")
     mu = math.sqrt(R) / r.settings["noise_multiplier"]
-    exact = gdp_epsilon(mu, D6)
+    exact = gdp_epsilon(mu, delta=D6)
     assert exact <= r.eps <= exact * 1.002 + 1e-5  # pessimistic discretisation: an upper bound, tight
     rdp = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="rdp_wor")
     assert exact <= rdp.eps <= 1.5 * exact  # RDP: a looser upper bound of the same Gaussian

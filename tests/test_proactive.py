@@ -229,7 +229,7 @@ def test_cli_prints_the_table_and_reports_bad_input(capsys):
 
 def test_accountants_at_table_9_and_their_order():
     q, T = 26.067 / 1e4, 1918
-    eps = {a: exact_epsilon(19.29962, q, T, 1e-4, a, N=1e4) for a in ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")}
+    eps = {a: exact_epsilon(19.29962, q=q, T=T, delta=1e-4, accountant=a, N=1e4) for a in ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")}
     assert eps["clt"].eps == pytest.approx(0.010527, abs=2e-6)  # the paper's ε_f-DP
     assert eps["pld"].eps == pytest.approx(0.01029, abs=1e-5)
     assert eps["pld"].eps < eps["rdp"].eps < eps["rdp_wor"].eps
@@ -238,37 +238,37 @@ def test_accountants_at_table_9_and_their_order():
 
 
 def test_pld_discretisation_default_is_converged():
-    fine = exact_epsilon(19.29962, 26.067 / 1e4, 1918, 1e-4, discretization=3e-6).eps
-    assert exact_epsilon(19.29962, 26.067 / 1e4, 1918, 1e-4).eps == pytest.approx(fine, rel=1e-3)
+    fine = exact_epsilon(19.29962, q=26.067 / 1e4, T=1918, delta=1e-4, discretization=3e-6).eps
+    assert exact_epsilon(19.29962, q=26.067 / 1e4, T=1918, delta=1e-4).eps == pytest.approx(fine, rel=1e-3)
 
 
 def test_gdp_closed_form_equals_pld_for_one_gaussian():
     for sigma in (0.8, 2.0, 6.0):
-        assert exact_epsilon(sigma, 1.0, 1, 1e-5).eps == pytest.approx(gdp_epsilon(1 / sigma, 1e-5), rel=2e-3)
+        assert exact_epsilon(sigma, q=1.0, T=1, delta=1e-5).eps == pytest.approx(gdp_epsilon(1 / sigma, delta=1e-5), rel=2e-3)
 
 
 def test_dp_accountings_replace_one_conventions_are_detected_and_compensated():
     assert replace_one_sensitivity() == {"pld": 2.0, "rdp": 1.0}
     # full batch under replace-one: a Gaussian of sensitivity 2C, whichever convention the library uses
-    assert exact_epsilon(4.0, 1.0, 16, 1e-5, "rdp_wor", N=100).eps == pytest.approx(exact_epsilon(2.0, 1.0, 16, 1e-5, "rdp").eps, rel=1e-9)
+    assert exact_epsilon(4.0, q=1.0, T=16, delta=1e-5, accountant="rdp_wor", N=100).eps == pytest.approx(exact_epsilon(2.0, q=1.0, T=16, delta=1e-5, accountant="rdp").eps, rel=1e-9)
 
 
 def test_exact_epsilon_bad_inputs():
     with pytest.raises(ValueError, match="accountant must be one of"):
-        exact_epsilon(2.0, 0.1, 10, 1e-5, "moments")
+        exact_epsilon(2.0, q=0.1, T=10, delta=1e-5, accountant="moments")
     with pytest.raises(ValueError, match="needs N"):
-        exact_epsilon(2.0, 0.1, 10, 1e-5, "rdp_wor")
+        exact_epsilon(2.0, q=0.1, T=10, delta=1e-5, accountant="rdp_wor")
     with pytest.raises(ValueError, match="whole number"):
-        exact_epsilon(2.0, 0.1, 10.5, 1e-5, "pld")
+        exact_epsilon(2.0, q=0.1, T=10.5, delta=1e-5, accountant="pld")
     with pytest.raises(ValueError, match="q must lie in"):
-        exact_epsilon(2.0, 1.5, 10, 1e-5)
+        exact_epsilon(2.0, q=1.5, T=10, delta=1e-5)
 
 
 def test_exact_minimal_T_at_table_9_and_the_monotonicity_it_relies_on():
     eps_target = P.eps_from_sigma(19.29962, 1e-4)
-    T = exact_minimal_T(eps_target, 19.29962, 5, 1e-4)
+    T = exact_minimal_T(eps_target, sigma=19.29962, k=5, delta=1e-4)
     assert T == 138  # digest 001 §4: PLD needs 138 rounds where Thm 3.1 asks 1918 (one-step γ)
-    at = lambda t: exact_epsilon(19.29962, 5 / t, t, 1e-4).eps
+    at = lambda t: exact_epsilon(19.29962, q=5 / t, T=t, delta=1e-4).eps
     assert at(T) <= eps_target < at(T - 1)
     eps = [at(t) for t in (20, 60, 200, 600, 2000)]
     assert all(a > b for a, b in zip(eps, eps[1:]))
@@ -279,10 +279,10 @@ def test_thm31_is_sound_against_pld_at_its_own_T_min():
         sigma = P.sigma_from_eps(eps, 1 / N)
         T = math.ceil(cf.T_min(eps, k, cf.gamma_min(sigma, eps / k)))
         assert thm31_check(eps, 1 / N, N, k, T=T).holds
-        assert exact_epsilon(sigma, k / T, T, 1 / N).eps <= eps
+        assert exact_epsilon(sigma, q=k / T, T=T, delta=1 / N).eps <= eps
 
 
 def test_calibrating_sigma_with_pld_recovers_the_target():
-    sigma = calibrate_sigma(0.05, 1e-4, 0.0026, 1918)
-    assert exact_epsilon(sigma, 0.0026, 1918, 1e-4).eps == pytest.approx(0.05, rel=1e-5)
+    sigma = calibrate_sigma(0.05, delta=1e-4, q=0.0026, T=1918)
+    assert exact_epsilon(sigma, q=0.0026, T=1918, delta=1e-4).eps == pytest.approx(0.05, rel=1e-5)
     assert sigma < P.sigma_from_eps(0.05, 1e-4) / 3  # eq. (6) needs σ = 19.25 for the same (ε, δ) with T ≥ T_min

@@ -52,7 +52,8 @@ def gaussian_delta(mu, eps):
 
 @functools.lru_cache(maxsize=None)
 def _run(setting, n_samples):
-    return mc_delta(*setting, n_samples=n_samples, seed=1)
+    sigma, q, T, eps = setting
+    return mc_delta(sigma, q=q, T=T, eps=eps, n_samples=n_samples, seed=1)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def test_each_direction_matches_its_own_pld_direction():
 @pytest.mark.parametrize("sigma, T, eps", [(2.0, 4, 1.0), (2.0, 4, 4.0), (4.0, 25, 3.0)])
 def test_no_subsampling_matches_the_gaussian_closed_form(sigma, T, eps):
     """q = 1: T rounds are one Gaussian mechanism with μ = √T/σ (δ from 0.13 down to 5e-5)."""
-    r = mc_delta(sigma, 1.0, T, eps, n_samples=2**14, seed=2)
+    r = mc_delta(sigma, q=1.0, T=T, eps=eps, n_samples=2**14, seed=2)
     exact = gaussian_delta(math.sqrt(T) / sigma, eps)
     assert r.lo <= exact <= r.hi, (r, exact)
     for d in (r.remove, r.add):  # both directions have the same law of L at q = 1
@@ -98,13 +99,13 @@ def test_no_subsampling_matches_the_gaussian_closed_form(sigma, T, eps):
 
 def test_mc_epsilon_ci_contains_pld_epsilon():
     sigma, q, T, _ = CIFAR
-    r = mc_epsilon(sigma, q, T, 1e-5, n_samples=2**15, seed=3)
+    r = mc_epsilon(sigma, q=q, T=T, delta=1e-5, n_samples=2**15, seed=3)
     ref = _pld(sigma, q, T).get_epsilon(1e-5)
     assert r.lo <= ref <= r.hi, (r, ref)
     assert r.lo <= r.eps <= r.hi
     assert (r.hi - r.lo) / r.eps < 0.02
     # inverting on the same samples: δ̂ at the returned ε is δ (same seed, same proposal)
-    back = mc_delta(sigma, q, T, r.eps, n_samples=2**15, seed=3, proposal=r.proposal)
+    back = mc_delta(sigma, q=q, T=T, eps=r.eps, n_samples=2**15, seed=3, proposal=r.proposal)
     assert back.lo <= 1e-5 <= back.hi
 
 
@@ -116,9 +117,9 @@ def test_mc_epsilon_ci_contains_pld_epsilon():
 def test_importance_sampling_agrees_with_plain_monte_carlo_at_a_large_delta():
     """δ ≈ 0.07 (remove) / 0.05 (add): plain Monte Carlo (q' = q, θ = 0) is accurate there, so the tilted
     estimator's interval must overlap the plain one in each direction (independent seeds)."""
-    setting = (2.0, 0.5, 10, 1.0)
-    plain = mc_delta(*setting, n_samples=2**15, seed=4, proposal="plain")
-    tilted = mc_delta(*setting, n_samples=2**15, seed=5)
+    setting = dict(sigma=2.0, q=0.5, T=10, eps=1.0)
+    plain = mc_delta(**setting, n_samples=2**15, seed=4, proposal="plain")
+    tilted = mc_delta(**setting, n_samples=2**15, seed=5)
     assert plain.proposal == (0.5, 0.0)
     assert tilted.proposal[0] != 0.5 and tilted.proposal[1] > 0.0  # really a different estimator
     for p, t in ((plain.remove, tilted.remove), (plain.add, tilted.add)):
@@ -140,20 +141,21 @@ def test_plain_monte_carlo_is_much_worse_at_small_delta():
     """Same sample size and seed, δ ≈ 8e-5 (T = 200): the tilted interval is at least 5 times narrower than
     plain Monte Carlo's (measured: 11.6 times)."""
     sigma, q, _, _ = CIFAR
-    plain = mc_delta(sigma, q, 200, 0.04, n_samples=2**13, seed=6, proposal="plain")
-    tilted = mc_delta(sigma, q, 200, 0.04, n_samples=2**13, seed=6)
+    plain = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6, proposal="plain")
+    tilted = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6)
     assert plain.estimate > 0.0 and 2e-5 < tilted.estimate < 2e-4
     assert (tilted.hi - tilted.lo) * 5 < plain.hi - plain.lo, (plain, tilted)
 
 
 def test_same_seed_same_numbers_and_a_different_seed_different_numbers():
-    args = (3.0, 0.05, 30, 0.5)
-    a = mc_delta(*args, n_samples=2**10, seed=7)
-    b = mc_delta(*args, n_samples=2**10, seed=7)
-    c = mc_delta(*args, n_samples=2**10, seed=8)
+    args = dict(sigma=3.0, q=0.05, T=30, eps=0.5)
+    a = mc_delta(**args, n_samples=2**10, seed=7)
+    b = mc_delta(**args, n_samples=2**10, seed=7)
+    c = mc_delta(**args, n_samples=2**10, seed=8)
     assert a == b
     assert a.remove.estimate != c.remove.estimate and a.add.estimate != c.add.estimate
-    assert mc_epsilon(3.0, 0.05, 30, 1e-3, n_samples=2**10, seed=7) == mc_epsilon(3.0, 0.05, 30, 1e-3, n_samples=2**10, seed=7)
+    same = dict(q=0.05, T=30, delta=1e-3, n_samples=2**10, seed=7)
+    assert mc_epsilon(3.0, **same) == mc_epsilon(3.0, **same)
 
 
 def test_chunks_cover_every_round():
@@ -174,7 +176,7 @@ def test_small_sigma_uses_the_stable_loss_and_matches_the_noiseless_limit():
     while an excluded round has ``ℓ = log(1 − q)`` to within ``e^{−50}``. Hence ``δ_remove = 1 − (1 − q)^T``
     and ``δ_add = 1 − e^ε (1 − q)^T`` (``L = −T log(1 − q) > ε``)."""
     sigma, q, T, eps = 0.06, 0.3, 2, 0.5
-    r = mc_delta(sigma, q, T, eps, n_samples=2**14, seed=10)
+    r = mc_delta(sigma, q=q, T=T, eps=eps, n_samples=2**14, seed=10)
     remove, add = 1.0 - (1.0 - q) ** T, 1.0 - math.exp(eps) * (1.0 - q) ** T
     assert r.remove.lo <= remove <= r.remove.hi, (r.remove, remove)
     assert abs(r.add.estimate - add) < 1e-9, (r.add, add)  # no randomness left in L to this precision
@@ -191,9 +193,9 @@ def test_result_objects_read_well():
 
 def test_cupy_backend_agrees_with_numpy():
     pytest.importorskip("cupy")
-    args = (6.572, 406.8 / 50000, 200, 0.05)
-    a = mc_delta(*args, n_samples=2**14, seed=11, backend="numpy")
-    b = mc_delta(*args, n_samples=2**14, seed=11, backend="cupy")
+    args = dict(sigma=6.572, q=406.8 / 50000, T=200, eps=0.05)
+    a = mc_delta(**args, n_samples=2**14, seed=11, backend="numpy")
+    b = mc_delta(**args, n_samples=2**14, seed=11, backend="cupy")
     assert max(a.lo, b.lo) <= min(a.hi, b.hi), (a, b)
 
 

@@ -51,7 +51,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                      cal.min_batch_size(1.0, 1000, 1000, D6), 5))
     c.append(_digits("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", 0.1038, cal.min_batch_size(1.0, 1000, 2e5, D6), 4))
     for R, printed in ((1000, 0.50863), (10, 0.50874), (100000, 0.50862)):
-        eps, _ = advanced_composition(*cal.per_round_budget(1.0, D6, R), R, D6 / 2)
+        eps_t, delta_t = cal.per_round_budget(1.0, D6, R)
+        eps, _ = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
         c.append(_digits(f"C3.advanced.R={R}", "Thm D.1 proof, Dwork–Roth Thm 3.20",
                          "advanced composition of R rounds at (ε̃, δ̃) spends ≈ ε0/2", printed, eps, 5))
     # --- one pass (Thm 3.1/E.1) ---------------------------------------------------------------------------
@@ -85,7 +86,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     r_fb = cal.spent_by_calibration(1.0, 20, 50, 1.0, D6, K=50, accountant="pld")
     c.append(Claim("spend.pld_convention.q=1", PAPER, "dp_accounting REPLACE_ONE convention",
                    "at K = n the PLD route equals R Gaussians of sensitivity 2L/K: GDP μ = √R·2L/(Kσ) (eq. (64))",
-                   gdp_epsilon(math.sqrt(20) / r_fb.settings["noise_multiplier"], D6), r_fb.eps, rtol=2e-3,
+                   gdp_epsilon(math.sqrt(20) / r_fb.settings["noise_multiplier"], delta=D6), r_fb.eps, rtol=2e-3,
                    tolerance_why="PLD pessimistic discretisation 1e-5"))
     # --- silo sampling, participation -------------------------------------------------------------------------
     for (N, M), printed, digits in (((10, 3), 0.259259, 6), ((100, 10), 0.090909, 5), ((2, 1), 1.0, 12)):

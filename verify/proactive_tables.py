@@ -148,12 +148,13 @@ def _closed_form() -> list[Claim]:
                    "RDP accountant's REPLACE_ONE (incl. sampling without replacement) assumes sensitivity 1: the factor-2 inconsistency",
                    1.0, conv["rdp"], rtol=0.0))
     sigma, T = 4.0, 16
-    wor_full = exact_epsilon(sigma, 1.0, T, 1e-5, "rdp_wor", N=100).eps
+    wor_full = exact_epsilon(sigma, q=1.0, T=T, delta=1e-5, accountant="rdp_wor", N=100).eps
     c.append(Claim("rdp_wor.full_batch_is_gaussian_sensitivity_2", PAPER, "Alg. 1, replace-one",
                    "our replace-one fixed batch at s = N equals the RDP of a Gaussian with sensitivity 2C",
-                   exact_epsilon(sigma / 2, 1.0, T, 1e-5, "rdp").eps, wor_full, rtol=1e-9))
+                   exact_epsilon(sigma / 2, q=1.0, T=T, delta=1e-5, accountant="rdp").eps, wor_full, rtol=1e-9))
     c.append(Claim("gdp.closed_form", PAPER, "App. C, eq. (64)", "ε of one Gaussian (μ = 1/σ) by eq. (64) vs the PLD accountant",
-                   gdp_epsilon(1 / sigma, 1e-5), exact_epsilon(sigma, 1.0, 1, 1e-5, "pld").eps, rtol=1e-3,
+                   gdp_epsilon(1 / sigma, delta=1e-5), exact_epsilon(sigma, q=1.0, T=1, delta=1e-5, accountant="pld").eps,
+                   rtol=1e-3,
                    tolerance_why="PLD is pessimistic by its 1e-5 discretisation"))
     return c
 

@@ -31,12 +31,12 @@ CURVES = ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")
 
 def _curve_point(T: int) -> dict:
     q = K_EPOCHS / T
-    return {a: exact_epsilon(SIGMA, q, T, 1 / N, a, N=N).eps for a in CURVES}
+    return {a: exact_epsilon(SIGMA, q=q, T=T, delta=1 / N, accountant=a, N=N).eps for a in CURVES}
 
 
 def _mc_point(args) -> tuple[float, float, float]:
     T, level, n = args
-    r = exact_epsilon(SIGMA, K_EPOCHS / T, T, 1 / N, "mc", n_samples=n, seed=1000 + T, level=level)
+    r = exact_epsilon(SIGMA, q=K_EPOCHS / T, T=T, delta=1 / N, accountant="mc", n_samples=n, seed=1000 + T, level=level)
     return r.eps, *r.interval
 
 
@@ -50,19 +50,20 @@ def _tightness_row(args) -> dict:
         row[f"gamma_{reading}"] = g
         row[f"T_min_{reading}"] = cf.T_min(eps, k, g)
     row["T_asym"] = cf.T_min_asym(eps, k)
-    row["T_true"] = exact_minimal_T(eps, sigma, k, delta, "pld")
+    row["T_true"] = exact_minimal_T(eps, sigma=sigma, k=k, delta=delta, accountant="pld")
     T_sound = math.ceil(row["T_min_min"])
-    row["eps_pld_at_T_min"] = exact_epsilon(sigma, k / T_sound, T_sound, delta, "pld").eps
+    row["eps_pld_at_T_min"] = exact_epsilon(sigma, q=k / T_sound, T=T_sound, delta=delta, accountant="pld").eps
     T_paper = math.ceil(row["T_min_paper"])
-    row["eps_wor_at_T_min_paper"] = exact_epsilon(sigma, k / T_paper, T_paper, delta, "rdp_wor", N=n_data).eps
+    row["eps_wor_at_T_min_paper"] = exact_epsilon(sigma, q=k / T_paper, T=T_paper, delta=delta, accountant="rdp_wor",
+                                                  N=n_data).eps
     return row
 
 
 def clt_T_over_T_asym(eps: float, delta: float) -> float:
     """``T_true/T_asym`` by the CLT with σ from eq. (6): μ = (k/√T)τ⁻¹ = μ*(ε, δ) gives ``2ε τ⁻²/μ*²`` (independent of k;
     ``τ⁻¹`` of eq. (65) is ``mu_clt`` at ``q = T = 1``)."""
-    tau_inv = mu_clt(cf.sigma_from_eps(eps, delta), 1.0, 1, "uniform")
-    return 2.0 * eps * tau_inv**2 / gdp_mu(eps, delta) ** 2
+    tau_inv = mu_clt(cf.sigma_from_eps(eps, delta), q=1.0, T=1, form="uniform")
+    return 2.0 * eps * tau_inv**2 / gdp_mu(eps, delta=delta) ** 2
 
 
 def _map(executor, fn, items):
@@ -91,11 +92,11 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     n_mc = 2**14 if quick else 2**16
     mc = _map(executor, _mc_point, [(T, level, n_mc) for T in T_mc])
     for T, (est, lo, hi) in zip(T_mc, mc):
-        ref = exact_epsilon(SIGMA, K_EPOCHS / T, T, 1 / N, "pld").eps
+        ref = exact_epsilon(SIGMA, q=K_EPOCHS / T, T=T, delta=1 / N, accountant="pld").eps
         claims.append(Claim(f"eps_vs_T.mc_contains_pld.T={T}", PAPER, "exact accountants",
                             f"Monte-Carlo ε = {est:.5f} (privacy losses, {n_mc} importance-sampled paths); CI contains PLD",
                             ref, est, interval=(lo, hi), tolerance_why="MC CI (family level 99%) vs PLD's 1e-5 discretisation"))
-    T_true = exact_minimal_T(eps_target, SIGMA, K_EPOCHS, 1 / N, "pld")
+    T_true = exact_minimal_T(eps_target, sigma=SIGMA, k=K_EPOCHS, delta=1 / N, accountant="pld")
 
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.3))
     labels = {"pld": "PLD (Poisson, add/remove)", "rdp": "RDP (Poisson, add/remove)", "clt": "GDP CLT (Dong–Roth–Su, as the paper)",

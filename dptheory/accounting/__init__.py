@@ -10,10 +10,13 @@ r"""Privacy accounting shared by every paper of the toolkit.
   ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
 * :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI.
 
+A public function whose arguments include two numbers or more takes its first argument positionally and the
+others by keyword only, so that two numbers of the same kind (ε and δ, σ and q, ...) cannot be swapped.
+
 >>> from dptheory import accounting
 >>> round(accounting.zcdp_to_epsilon(0.5, delta=1e-5), 4)
 4.7284
->>> accounting.exact_epsilon(2.0, 1.0, 1, 1e-5, "clt_poisson").sampling
+>>> accounting.exact_epsilon(2.0, q=1.0, T=1, delta=1e-5, accountant="clt_poisson").sampling
 <Sampling.POISSON: 'Poisson sampling with rate q'>
 """
 

@@ -2,6 +2,7 @@ r"""Classic (ε, δ) results that calibrations are built from: the Gaussian mech
 amplification by subsampling (Dwork & Roth 2014, *The Algorithmic Foundations of Differential Privacy*).
 
 Seed 002's Thm D.1 (Lowy & Razaviyayn) chains all three (:func:`~dptheory.isrl.calibration.calibration_chain`).
+Each function takes its first argument positionally and the others by keyword only.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from .._validation import check_in_interval
 __all__ = ["advanced_composition", "gaussian_sigma_classic", "subsampled_epsilon"]
 
 
-def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
+def advanced_composition(eps, *, delta, k, delta_prime) -> tuple[float, float]:
     """Dwork–Roth Thm 3.20: ``k`` adaptive (ε, δ)-DP steps are ``(√(2k ln(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP.
 
-    >>> e, d = advanced_composition(0.01, 1e-9, 1000, 1e-6)
+    >>> e, d = advanced_composition(0.01, delta=1e-9, k=1000, delta_prime=1e-6)
     >>> round(e, 6), round(d * 1e6, 12)
     (1.76276, 2.0)
     """
@@ -27,7 +28,7 @@ def advanced_composition(eps, delta, k, delta_prime) -> tuple[float, float]:
     return math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps + k * eps * math.expm1(eps), k * delta + delta_prime
 
 
-def gaussian_sigma_classic(sensitivity, eps, delta) -> float:
+def gaussian_sigma_classic(sensitivity, *, eps, delta) -> float:
     """Classic Gaussian mechanism (Dwork–Roth Thm A.1): ``σ = Δ√(2 ln(1.25/δ))/ε`` gives (ε, δ)-DP for ε ≤ 1."""
     sensitivity = check_in_interval("sensitivity", sensitivity, 0.0)
     eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="Dwork-Roth Thm A.1 needs eps <= 1")
@@ -35,7 +36,7 @@ def gaussian_sigma_classic(sensitivity, eps, delta) -> float:
     return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
 
 
-def subsampled_epsilon(eps, K, n) -> float:
+def subsampled_epsilon(eps, *, K, n) -> float:
     """Amplification by subsampling ``K`` of ``n`` as the proof of seed 002's Thm D.1 uses it: ε' → ``2ε'K/n``
     (needs ε' ≤ 1).
 

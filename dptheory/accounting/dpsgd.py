@@ -34,6 +34,10 @@ replacement formula reduces at ``q = 1`` to ``α/(2σ²)``, the add/remove Gauss
 convention: :func:`replace_one_sensitivity` probes the installed library for the sensitivity each accountant
 assumes, and ``"rdp_wor"`` rescales σ so that the library sees Alg. 1's replace-one sensitivity ``2C``.
 
+A function whose arguments include two numbers or more takes its first argument positionally and the others
+by keyword only (``exact_epsilon(sigma, q=0.01, T=1000, delta=1e-5)``), so that σ, q, T, ε and δ cannot be
+swapped.
+
 The adapters :func:`dp_accounting_module`, :func:`pld_accountant`, :func:`rdp_accountant` and
 :func:`accountant_epsilon` are also what seed 002's :func:`~dptheory.isrl.calibration.spent_by_calibration`
 accounts with. The sampling model and neighbouring relation of each result are :mod:`.models` values.
@@ -140,7 +144,7 @@ def replace_one_sensitivity() -> dict[str, float]:
     one = lambda s: dpa.GaussianDpEvent(s)
     found = {}
     pld = accountant_epsilon(pld_accountant(rel.REPLACE_ONE, 1e-4), one(sigma), delta)
-    ref = {d: gdp_epsilon(d / sigma, delta) for d in (1.0, 2.0)}
+    ref = {d: gdp_epsilon(d / sigma, delta=delta) for d in (1.0, 2.0)}
     found["pld"] = min(ref, key=lambda d: abs(ref[d] - pld))
     rdp = accountant_epsilon(rdp_accountant(rel.REPLACE_ONE), one(sigma), delta)
     ref = {d: accountant_epsilon(rdp_accountant(), one(sigma / d), delta) for d in (1.0, 2.0)}
@@ -148,7 +152,7 @@ def replace_one_sensitivity() -> dict[str, float]:
     return found
 
 
-def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discretization: float = PLD_DISCRETIZATION,
+def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discretization: float = PLD_DISCRETIZATION,
                   n_samples: int = 2**16, seed: int = 0, level: float = 0.99, backend=None) -> EpsilonResult:
     """ε of ``T`` rounds of DP-SGD with noise multiplier ``σ`` and sampling rate ``q``, at ``δ``.
 
@@ -172,9 +176,9 @@ def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discre
     elif accountant == "rdp":
         eps = accountant_epsilon(rdp_accountant(), _poisson_event(sigma, q, T), delta)
     elif accountant in ("clt", "clt_poisson"):
-        eps = gdp_epsilon(mu_clt(sigma, q, T, "uniform" if accountant == "clt" else "poisson"), delta)
+        eps = gdp_epsilon(mu_clt(sigma, q=q, T=T, form="uniform" if accountant == "clt" else "poisson"), delta=delta)
     elif accountant == "mc":
-        res = mc_epsilon(sigma, q, T, delta, n_samples=n_samples, seed=seed, level=level, backend=backend)
+        res = mc_epsilon(sigma, q=q, T=T, delta=delta, n_samples=n_samples, seed=seed, level=level, backend=backend)
         eps, interval = res.eps, (res.lo, res.hi)
     else:
         if N is None:
@@ -189,7 +193,7 @@ def exact_epsilon(sigma, q, T, delta, accountant: str = "pld", *, N=None, discre
     return EpsilonResult(float(eps), accountant, sampling, neighbouring, certified, interval)
 
 
-def exact_minimal_T(eps_target, sigma, k, delta, accountant: str = "pld", T_max: int = 10**7) -> int:
+def exact_minimal_T(eps_target, *, sigma, k, delta, accountant: str = "pld", T_max: int = 10**7) -> int:
     """The fewest rounds ``T`` at which ``accountant`` certifies ``ε_target`` for ``k`` epochs (``q = k/T``).
 
     For fixed ``k`` the batch shrinks as ``T`` grows and ε decreases in ``T`` (digest 001 §3.10; tested), so
@@ -199,7 +203,7 @@ def exact_minimal_T(eps_target, sigma, k, delta, accountant: str = "pld", T_max:
     eps_target = check_in_interval("eps_target", eps_target, 0.0)
     k = check_in_interval("k", k, 0.0)
     lo = max(1, math.ceil(k))
-    eps_at = lambda T: exact_epsilon(sigma, k / T, T, delta, accountant).eps
+    eps_at = lambda T: exact_epsilon(sigma, q=k / T, T=T, delta=delta, accountant=accountant).eps
     if eps_at(lo) <= eps_target:
         return lo
     hi = 2 * lo
@@ -218,7 +222,7 @@ def exact_minimal_T(eps_target, sigma, k, delta, accountant: str = "pld", T_max:
     return hi
 
 
-def calibrate_sigma(eps, delta, q, T) -> float:
+def calibrate_sigma(eps, *, delta, q, T) -> float:
     """The smallest σ at which the PLD accountant certifies ``(ε, δ)`` for ``T`` Poisson rounds of rate ``q``.
 
     dp_accounting's ``calibrate_dp_mechanism`` (Brent on σ, tolerance 1e-6): the baseline against which the
@@ -230,7 +234,7 @@ def calibrate_sigma(eps, delta, q, T) -> float:
     q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
     T = int(check_in_interval("T", T, 1.0, lo_closed=True))
     # bracket around the Poisson GDP-CLT guess μ = q√(T(e^{1/σ²} − 1)); a σ far below it makes the PLD grid huge
-    mu = gdp_mu(eps, delta)
+    mu = gdp_mu(eps, delta=delta)
     guess = 1.0 / math.sqrt(math.log1p(mu**2 / (q * q * T)))
     return float(mc.calibrate_dp_mechanism(pld_accountant, lambda s: _poisson_event(s, q, T), eps, delta,
                                            mc.ExplicitBracketInterval(0.5 * guess, 2.0 * guess)))

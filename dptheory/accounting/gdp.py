@@ -5,6 +5,9 @@ DP-SGD.
   ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)``; exact for one Gaussian mechanism with ``μ = Δ/σ``.
 * Dong–Roth–Su Cor. 5.4 (seed 001, eq. (65)): ``T`` rounds of DP-SGD with noise multiplier ``σ`` and sampling
   rate ``q`` are asymptotically μ-GDP (:func:`mu_clt`).
+
+Every function takes its first argument positionally and the others by keyword only
+(``gdp_epsilon(mu, delta=1e-5)``, ``gdp_delta(eps, mu=0.5)``), so that ε, δ and μ cannot be swapped.
 """
 
 from __future__ import annotations
@@ -19,35 +22,35 @@ from .._validation import check_in_interval
 __all__ = ["gdp_delta", "gdp_epsilon", "gdp_mu", "mu_clt"]
 
 
-def gdp_delta(eps, mu) -> float:
+def gdp_delta(eps, *, mu) -> float:
     """Dong–Roth–Su Cor. 2.13, eq. (64): ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` of μ-GDP (log-space second term)."""
     a = -eps / mu
     return float(ndtr(a + mu / 2) - math.exp(eps + log_ndtr(a - mu / 2)))
 
 
-def gdp_epsilon(mu, delta) -> float:
+def gdp_epsilon(mu, *, delta) -> float:
     """The ε at which μ-GDP gives ``δ`` (root of eq. (64); 0 if ``δ(0) ≤ δ``)."""
     mu = check_in_interval("mu", mu, 0.0)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
-    if gdp_delta(0.0, mu) <= delta:
+    if gdp_delta(0.0, mu=mu) <= delta:
         return 0.0
     hi = 1.0
-    while gdp_delta(hi, mu) > delta:
+    while gdp_delta(hi, mu=mu) > delta:
         hi *= 2.0
-    return brentq(lambda e: gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14)
+    return brentq(lambda e: gdp_delta(e, mu=mu) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14)
 
 
-def gdp_mu(eps, delta) -> float:
+def gdp_mu(eps, *, delta) -> float:
     """The μ at which μ-GDP gives exactly ``(ε, δ)`` (eq. (64) increases in μ): ``μ*(ε, δ)`` of digest 001 §3.11d."""
     eps = check_in_interval("eps", eps, 0.0, lo_closed=True)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     hi = 1.0
-    while gdp_delta(eps, hi) < delta:
+    while gdp_delta(eps, mu=hi) < delta:
         hi *= 2.0
-    return brentq(lambda m: gdp_delta(eps, m) - delta, 1e-12, hi, xtol=1e-14)
+    return brentq(lambda m: gdp_delta(eps, mu=m) - delta, 1e-12, hi, xtol=1e-14)
 
 
-def mu_clt(sigma, q, T, form: str = "uniform") -> float:
+def mu_clt(sigma, *, q, T, form: str = "uniform") -> float:
     """GDP parameter of DP-SGD by the CLT (Dong–Roth–Su Cor. 5.4; seed 001 eq. (65)).
 
     ``"uniform"``: ``μ = q√T·√2·√(e^{σ⁻²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)`` (tf-privacy ``compute_mu_uniform``,

@@ -73,6 +73,8 @@ first (``L`` and the weight are sums over rounds, so only their number matters).
 ``chunk`` at a time (memory ``O(n_samples × chunk)``). Everything random comes from one
 ``get_backend(backend).rng(seed)``; the kernel is written against the array namespace and runs unchanged on
 CuPy.
+
+The public functions take ``σ`` positionally and the rest by keyword only (``mc_delta(σ, q=…, T=…, eps=…)``).
 """
 
 from __future__ import annotations
@@ -342,13 +344,13 @@ def _aim(eps: float, m: float, s: float):
     return eps + s / max((eps - m) / s, 1.0)
 
 
-def default_proposal(sigma, q, T, eps) -> tuple[float, float]:
+def default_proposal(sigma, *, q, T, eps) -> tuple[float, float]:
     """The automatic ``(q', θ)`` for ``δ(ε)``: each direction's proposal mean of ``L`` at ``ε + s/max(a, 1)``.
 
     ``m, s`` are the mean and standard deviation of ``L`` under the direction's own measure and
     ``a = (ε − m)/s`` (module docstring); ``q' ≥ q``, ``θ ≥ 0``, untilted when ``ε ≤ m``.
 
-    >>> qr, theta = default_proposal(6.572, 406.8 / 50000, 860, 0.107)
+    >>> qr, theta = default_proposal(6.572, q=406.8 / 50000, T=860, eps=0.107)
     >>> bool(0.008 < qr < 1.0 and theta > 0.0)
     True
     """
@@ -509,10 +511,10 @@ def _z(level: float) -> float:
 
 def mc_delta(
     sigma,
+    *,
     q,
     T,
     eps,
-    *,
     n_samples: int = 2**16,
     seed: int = 0,
     level: float = 0.99,
@@ -558,7 +560,7 @@ def mc_delta(
     n_samples, level, chunk = _check_run(n_samples, level, chunk, T)
     prop = _check_proposal(proposal, q)
     if prop is None:
-        prop = default_proposal(sigma, q, T, eps)
+        prop = default_proposal(sigma, q=q, T=T, eps=eps)
     bk = get_backend(backend)
     rem, add = _sample(sigma, q, T, prop, n_samples, bk.rng(seed), bk, chunk)
     z = _z(level)
@@ -591,10 +593,10 @@ def _invert(samples, delta: float, z: float, xp) -> tuple[float, float, float]:
 
 def mc_epsilon(
     sigma,
+    *,
     q,
     T,
     delta,
-    *,
     n_samples: int = 2**16,
     seed: int = 0,
     level: float = 0.99,
@@ -629,11 +631,12 @@ def mc_epsilon(
     z = _z(level)
     pilot_eps = math.nan
     if prop is None:
-        guess = gdp_epsilon(mu_clt(sigma, q, T, "poisson"), delta)
+        guess = gdp_epsilon(mu_clt(sigma, q=q, T=T, form="poisson"), delta=delta)
         n_pilot = max(n_samples // 8, 2)
-        pilot = _sample(sigma, q, T, default_proposal(sigma, q, T, guess), n_pilot, rng, bk, _default_chunk(n_pilot, T))
+        pilot_prop = default_proposal(sigma, q=q, T=T, eps=guess)
+        pilot = _sample(sigma, q, T, pilot_prop, n_pilot, rng, bk, _default_chunk(n_pilot, T))
         pilot_eps = _invert(pilot, delta, z, bk.xp)[0]
-        prop = default_proposal(sigma, q, T, pilot_eps)
+        prop = default_proposal(sigma, q=q, T=T, eps=pilot_eps)
     samples = _sample(sigma, q, T, prop, n_samples, rng, bk, chunk)
     est, lo, hi = _invert(samples, delta, z, bk.xp)
     return MonteCarloEpsilon(

@@ -168,7 +168,8 @@ def per_round_budget(eps0, delta0, R) -> tuple[float, float]:
     Advanced composition with slack δ' = δ0/2 (:func:`~dptheory.accounting.classic.advanced_composition`) then
     spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)`` (C3) and ``Rδ̃ + δ' = δ0``.
 
-    >>> e, d = advanced_composition(*per_round_budget(1.0, 1e-6, 1000), 1000, 0.5e-6)
+    >>> eps_t, delta_t = per_round_budget(1.0, 1e-6, 1000)
+    >>> e, d = advanced_composition(eps_t, delta=delta_t, k=1000, delta_prime=0.5e-6)
     >>> round(e, 5), round(d * 1e6, 12)  # C3
     (0.50863, 1.0)
     """
@@ -207,8 +208,9 @@ def calibration_chain(L, R, n, K, eps0, delta0) -> CalibrationChain:
     eps_t, delta_t = per_round_budget(eps0, delta0, R)
     eps_s = min(n * eps_t / (2.0 * K), 1.0)  # = 1 exactly at K = K_min; min() absorbs rounding
     sens = 2.0 * L / K
-    sigma = gaussian_sigma_classic(sens, eps_s, delta_t)
-    eps_tot, delta_tot = advanced_composition(subsampled_epsilon(eps_s, K, n), delta_t, R, delta0 / 2.0)
+    sigma = gaussian_sigma_classic(sens, eps=eps_s, delta=delta_t)
+    eps_tot, delta_tot = advanced_composition(subsampled_epsilon(eps_s, K=K, n=n), delta=delta_t, k=R,
+                                              delta_prime=delta0 / 2.0)
     return CalibrationChain(eps_t, delta_t, eps_s, sens, sigma**2, eps_tot, delta_tot)
 
 
@@ -784,7 +786,7 @@ def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
     mu = eps0 / math.sqrt(8.0 * math.log(1.25 / delta0))
     rel, sampling = Neighbouring.REPLACE_ONE, Sampling.DISJOINT_BATCHES
     if method == "gdp":
-        eps, certified = gdp_epsilon(mu, delta0), True
+        eps, certified = gdp_epsilon(mu, delta=delta0), True
     elif method == "zcdp":
         eps, certified = zcdp_to_epsilon(mu**2 / 2.0, delta=delta0, method="bun_steinke"), True
     elif method == "zcdp_optimal":

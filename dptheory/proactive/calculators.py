@@ -74,8 +74,8 @@ class CalculatorResult:
         out = []
         for s in (self.s_max, asym_batch_factor * self.s_max_asym):
             T = self.k * self.N / s
-            out.append(exact_epsilon(self.sigma, s / self.N, T if accountant == "clt" else max(1, round(T)),
-                                     self.delta, accountant, N=self.N))
+            out.append(exact_epsilon(self.sigma, q=s / self.N, T=T if accountant == "clt" else max(1, round(T)),
+                                     delta=self.delta, accountant=accountant, N=self.N))
         return out[0], out[1]
 
     def table(self, eps_fdp: tuple[float, float] | None = None, label: str = "ε_f-DP") -> str:
