@@ -169,7 +169,7 @@ def test_bench_isrl_noisy_mbsgd_against_raw_random_numbers(benchmark):
 
     S, N, n, d, K, R = 32, 10, 8000, 10, 16, 300 if benchmark.enabled else 20
     problem = isrl.SCQuadratic(d=d, radius=2.0)
-    s2 = isrl.sigma2_noisy_mbsgd(problem.L, R, n, 1.0, 1e-6)
+    s2 = isrl.sigma2_noisy_mbsgd(problem.L, R=R, n=n, eps0=1.0, delta0=1e-6)
     sch = isrl.sc_schedule(problem, R=R, sigma2=s2, M=N)
     res = benchmark.pedantic(lambda: isrl.noisy_mbsgd(problem, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=S, seed=1),
                              rounds=3, iterations=1)

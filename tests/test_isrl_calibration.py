@@ -29,41 +29,41 @@ def assert_digits(value, printed, digits):
 # --- Alg. 2 / Thm D.1 ----------------------------------------------------------------------------------------
 
 def test_C1_sigma2_noisy_mbsgd_values_and_scaling():
-    assert_digits(cal.sigma2_noisy_mbsgd(1, 1000, 1000, 1.0, D6), 80.374, 5)
-    assert_digits(cal.sigma2_noisy_mbsgd(1, 100, 1000, 1.0, D6), 7.1822, 5)
-    base = cal.sigma2_noisy_mbsgd(1.3, 500, 1000, 0.7, D6)
-    assert cal.sigma2_noisy_mbsgd(1.3, 500, 2000, 0.7, D6) == pytest.approx(base / 4, rel=1e-13)
-    assert cal.sigma2_noisy_mbsgd(1.3, 500, 1000, 1.4, D6) == pytest.approx(base / 4, rel=1e-13)
-    assert cal.sigma2_noisy_mbsgd(2.6, 500, 1000, 0.7, D6) == pytest.approx(4 * base, rel=1e-13)
+    assert_digits(cal.sigma2_noisy_mbsgd(1, R=1000, n=1000, eps0=1.0, delta0=D6), 80.374, 5)
+    assert_digits(cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=1.0, delta0=D6), 7.1822, 5)
+    base = cal.sigma2_noisy_mbsgd(1.3, R=500, n=1000, eps0=0.7, delta0=D6)
+    assert cal.sigma2_noisy_mbsgd(1.3, R=500, n=2000, eps0=0.7, delta0=D6) == pytest.approx(base / 4, rel=1e-13)
+    assert cal.sigma2_noisy_mbsgd(1.3, R=500, n=1000, eps0=1.4, delta0=D6) == pytest.approx(base / 4, rel=1e-13)
+    assert cal.sigma2_noisy_mbsgd(2.6, R=500, n=1000, eps0=0.7, delta0=D6) == pytest.approx(4 * base, rel=1e-13)
 
 
 @given(st.floats(0.1, 10), st.integers(1, 10**5), st.integers(10, 10**5), st.floats(0.01, 5), st.floats(1e-12, 0.1),
        st.floats(0, 1))
 def test_C1_closed_form_equals_the_proof_chain_for_every_admissible_K(L, R, n, eps0, delta0, u):
     """The σ² rebuilt step by step (budget → subsampling → classic Gaussian) equals Thm D.1's closed form, for any K."""
-    kmin = cal.min_batch_size(eps0, n, R, delta0)
+    kmin = cal.min_batch_size(eps0, n=n, R=R, delta0=delta0)
     if kmin > n:
         return
     K = kmin + u * (n - kmin)
-    chain = cal.calibration_chain(L, R, n, K, eps0, delta0)
-    assert chain.sigma2 == pytest.approx(cal.sigma2_noisy_mbsgd(L, R, n, eps0, delta0), rel=1e-11)
+    chain = cal.calibration_chain(L, R=R, n=n, K=K, eps0=eps0, delta0=delta0)
+    assert chain.sigma2 == pytest.approx(cal.sigma2_noisy_mbsgd(L, R=R, n=n, eps0=eps0, delta0=delta0), rel=1e-11)
     assert chain.eps_sample <= 1.0 and chain.sensitivity == pytest.approx(2 * L / K)
     assert chain.delta_total == pytest.approx(delta0, rel=1e-12)
     assert chain.eps_total <= eps0
 
 
 def test_C2_min_batch_size():
-    k = cal.min_batch_size(1.0, 1000, 1000, D6)
+    k = cal.min_batch_size(1.0, n=1000, R=1000, delta0=D6)
     assert_digits(k, 1.4676, 5)
     assert math.ceil(k) == 2
-    k = cal.min_batch_size(1.0, 1000, 2e5, D6)
+    k = cal.min_batch_size(1.0, n=1000, R=2e5, delta0=D6)
     assert_digits(k, 0.1038, 4)
     assert max(1, math.ceil(k)) == 1
 
 
 @pytest.mark.parametrize("R, printed", [(1000, 0.50863), (10, 0.50874), (1e5, 0.50862)])
 def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
-    eps_t, delta_t = cal.per_round_budget(1.0, D6, R)
+    eps_t, delta_t = cal.per_round_budget(1.0, delta0=D6, R=R)
     eps, delta = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
     assert_digits(eps, printed, 5)
     assert delta == pytest.approx(D6, rel=1e-12)
@@ -72,8 +72,8 @@ def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
 
 
 def test_C4_onepass_sigma2_and_its_zcdp_spend():
-    assert_digits(cal.sigma2_onepass(1, 100, 1.0, D6), 0.044924, 5)
-    zc = cal.spent_by_onepass(1.0, D6, "zcdp")
+    assert_digits(cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), 0.044924, 5)
+    zc = cal.spent_by_onepass(1.0, delta0=D6, method="zcdp")
     assert_digits(zc.eps, 0.50046, 5)
     assert_digits(8 * math.log(1 / D6), 110.52, 5)
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
@@ -85,7 +85,7 @@ def test_C4_onepass_sigma2_and_its_zcdp_spend():
 
 
 def test_onepass_exact_spend_is_below_the_zcdp_route():
-    gdp, opt, bs = (cal.spent_by_onepass(1.0, D6, m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
+    gdp, opt, bs = (cal.spent_by_onepass(1.0, delta0=D6, method=m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
     assert gdp < opt < bs <= 1.0
     mu = 1.0 / math.sqrt(8 * math.log(1.25 / D6))
     assert gdp == pytest.approx(gdp_epsilon(mu, delta=D6), rel=1e-12)
@@ -95,7 +95,7 @@ def test_onepass_exact_spend_is_below_the_zcdp_route():
 # --- what Alg. 2's calibration spends ------------------------------------------------------------------------
 
 def test_spend_exact_accountants_certify_far_less_than_eps0():
-    res = {a: cal.spent_by_calibration(1, 1000, 1000, 1.0, D6, accountant=a) for a in ("pld", "rdp_wor", "advanced")}
+    res = {a: cal.spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=D6, accountant=a) for a in ("pld", "rdp_wor", "advanced")}
     for r in res.values():
         assert r.certified and r.eps <= r.eps0 and r.delta == D6
         assert r.settings["K"] == 2  # ⌈K_min⌉
@@ -110,17 +110,17 @@ def test_spend_exact_accountants_certify_far_less_than_eps0():
 def test_spend_pld_convention_matches_gdp_at_full_batch():
     """At K = n (q = 1) the PLD route is R Gaussians of sensitivity 2L/K: GDP μ = √R·(2L/K)/σ exactly (eq. (64))."""
     L, R, n, eps0 = 1.0, 20, 50, 1.0
-    r = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="pld")
+    r = cal.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="pld")
     mu = math.sqrt(R) / r.settings["noise_multiplier"]
     exact = gdp_epsilon(mu, delta=D6)
     assert exact <= r.eps <= exact * 1.002 + 1e-5  # pessimistic discretisation: an upper bound, tight
-    rdp = cal.spent_by_calibration(L, R, n, eps0, D6, K=n, accountant="rdp_wor")
+    rdp = cal.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="rdp_wor")
     assert exact <= rdp.eps <= 1.5 * exact  # RDP: a looser upper bound of the same Gaussian
 
 
 def test_spend_is_nearly_independent_of_K():
     """σ² does not depend on K, and q/z = 2L/(nσ) is K-free: the PLD spend barely moves with K."""
-    e = [cal.spent_by_calibration(1, 200, 1000, 1.0, D6, K=K).eps for K in (4, 40)]
+    e = [cal.spent_by_calibration(1, R=200, n=1000, eps0=1.0, delta0=D6, K=K).eps for K in (4, 40)]
     assert e[1] == pytest.approx(e[0], rel=0.05)
 
 
@@ -128,7 +128,7 @@ def test_spend_is_nearly_independent_of_K():
 
 @pytest.mark.parametrize("N, M, printed", [(10, 3, 0.259259), (100, 10, 0.090909), (10, 10, 0.0), (2, 1, 1.0)])
 def test_C22_silo_sampling_factor(N, M, printed):
-    assert cal.silo_sampling_factor(N, M) == pytest.approx(printed, abs=5e-7)
+    assert cal.silo_sampling_factor(N, M=M) == pytest.approx(printed, abs=5e-7)
 
 
 @pytest.mark.parametrize("N, M", [(2, 1), (7, 3), (10, 3), (12, 6), (12, 12), (5, 1)])
@@ -140,7 +140,7 @@ def test_C22_identity_by_exhaustive_enumeration(N, M):
 
 def test_C22_identity_by_sampling():
     y = np.random.default_rng(3).standard_t(5, size=(30, 3))
-    mean, se, pred = cal.silo_sampling_variance_mc(y, 7, trials=100_000, seed=1)
+    mean, se, pred = cal.silo_sampling_variance_mc(y, M=7, trials=100_000, seed=1)
     assert abs(mean - pred) < 4 * se
     assert se < 0.01 * pred
 
@@ -162,24 +162,24 @@ def test_C23_harmonic_participation():
 # --- one-pass batch sizes, multi-stage schedule (C19–C21) -----------------------------------------------------
 
 def test_C19_onepass_convex():
-    K = cal.onepass_batch_convex(1, 1, 1, 1000, 100, 1.0, D6, 100)
+    K = cal.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
     assert_digits(K, 106.68, 5)
     assert_digits(1000 / K, 9.374, 4)
-    assert_digits(cal.sigma2_onepass(1, K, 1.0, D6), 0.039476, 5)
+    assert_digits(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), 0.039476, 5)
 
 
 def test_C20_onepass_sc():
     n, M, d = 1e4, 10, 10
     assert min(n**2 * M / (d * math.log(1 / D6)), n * M) == pytest.approx(1e5)  # the nM/φ² branch
-    K = cal.onepass_batch_sc(n, 100, 1, 1, 1.0, M, 1, d, D6, 1)
+    K = cal.onepass_batch_sc(n, kappa=100, mu=1, Delta=1, eps0=1.0, M=M, L=1, d=d, delta0=D6, phi=1)
     assert_digits(K, 86.859, 5)
     assert_digits(n / K, 115.13, 5)
-    assert_digits(cal.sigma2_onepass(1, K, 1.0, D6), 0.059545, 5)
+    assert_digits(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), 0.059545, 5)
 
 
 def test_C21_multi_stage_printed_vs_corrected():
-    cor = cal.multi_stage_schedule(10, 1, 1, 1, 5)
-    pap = cal.multi_stage_schedule(10, 1, 1, 1, 5, nu_form="paper")
+    cor = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
+    pap = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
     assert [s.R for s in cor] == [s.R for s in pap] == [171, 342, 683, 1366, 2731]
     assert sum(s.R for s in cor) == 5293
     assert [s.nu for s in pap] == [20.0] * 5  # = 2β: the printed ν_k never leaves its floor
@@ -187,19 +187,19 @@ def test_C21_multi_stage_printed_vs_corrected():
         assert abs(s.nu - printed) <= 0.05  # printed to one decimal
     # the corrected ν_k grows ~ 2^{2k}: roughly ×4 per stage
     assert all(3.9 < b.nu / a.nu < 4.1 for a, b in zip(cor, cor[1:]))
-    alpha, eta = cal.acsa_steps(cor[0].R, cor[0].nu)
+    alpha, eta = cal.acsa_steps(cor[0].R, nu=cor[0].nu)
     assert alpha[0] == 1.0 and eta[0] == pytest.approx(2 * cor[0].nu)
 
 
 # --- Thm D.1 schedules, Moreau smoothing --------------------------------------------------------------------
 
 def test_thm_d1_schedules_at_P1():
-    beta = cal.moreau_beta_convex(1, 1, 100, 1000, 100, 1.0)
+    beta = cal.moreau_beta_convex(1, D=1, M=100, n=1000, d=100, eps0=1.0)
     assert beta == pytest.approx(316.2278, abs=1e-4)
-    s = cal.noisy_mbsgd_convex_schedule(1, 1, beta, 100, 1000, 100, 1.0)
+    s = cal.noisy_mbsgd_convex_schedule(1, D=1, beta=beta, M=100, n=1000, d=100, eps0=1.0)
     assert s.R == pytest.approx(2 * min(1000 * 100, 1000**2 * 100 / 100), rel=1e-12)  # = 2e5: Thm D.2
     assert s.eta <= 1 / beta
-    sc = cal.noisy_mbsgd_sc_schedule(1, 1, 1, 1, 100, 1000, 100, 1.0, D6)
+    sc = cal.noisy_mbsgd_sc_schedule(1, D=1, beta=1, mu=1, M=100, n=1000, d=100, eps0=1.0, delta0=D6)
     assert sc.R == pytest.approx(1e5)
     assert sc.eta <= 0.5 and sc.weights.sum() == pytest.approx(1.0) and np.all(np.diff(sc.weights) > 0)
 
@@ -209,37 +209,38 @@ def test_thm_d1_schedules_at_P1():
 @pytest.mark.parametrize("args, printed", [((0.1, 10, 1e4, 1e-6), 0.025473), ((0.01, 100, 1e4, 1e-6), 2.5788e-3),
                                            ((0.1, 10, 1e6, 1e-6), 2.5670e-3), ((0.001, 1000, 1e6, 1e-8), 2.9361e-5)])
 def test_C25_shuffle_amplification_eq21(args, printed):
-    assert_digits(cal.shuffle_amplification_round(*args)[0], printed, 5)
+    eps0_r, n, N, delta_r = args
+    assert_digits(cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0], printed, 5)
 
 
 def test_C25_validity_and_clone_lemma():
-    assert_digits(cal.shuffle_amplification_validity(10, 1e4, 1e-6), 0.37630, 5)
+    assert_digits(cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6), 0.37630, 5)
     with pytest.raises(ValueError, match=r"eps0_r .*0\.376.*got 0\.4"):
-        cal.shuffle_amplification_round(0.4, 10, 1e4, 1e-6)
-    assert_digits(cal.clone_lemma_epsilon(1.0, 1e4, 1e-6), 0.27210, 5)
-    assert_digits(cal.clone_lemma_epsilon(0.5, 1e4, 1e-6), 0.36653, 5)
-    eps, delta = cal.shuffle_amplification_round(0.1, 10, 1e4, 1e-6, delta0_r=1e-12)
+        cal.shuffle_amplification_round(0.4, n=10, N=1e4, delta_r=1e-6)
+    assert_digits(cal.clone_lemma_epsilon(1.0, N=1e4, delta=1e-6), 0.27210, 5)
+    assert_digits(cal.clone_lemma_epsilon(0.5, N=1e4, delta=1e-6), 0.36653, 5)
+    eps, delta = cal.shuffle_amplification_round(0.1, n=10, N=1e4, delta_r=1e-6, delta0_r=1e-12)
     assert delta == pytest.approx(1e-6 + 2 * 1e4 * 10 * math.exp(0.9) * 1e-12)
 
 
 def test_C30_compositionality():
     assert cal.compositionality_constant([1.0] * 18, 1.0) == pytest.approx(4.243, abs=5e-4)
-    eps_t, _ = cal.per_round_budget(1.0, D6, 1000)
+    eps_t, _ = cal.per_round_budget(1.0, delta0=D6, R=1000)
     assert cal.compositionality_constant([eps_t] * 1000, 1.0) == pytest.approx(0.0928, abs=5e-5)
     assert cal.compositionality_constant([1.0] * 9, 1.0) == pytest.approx(3.0)  # one-pass: √R
 
 
 def test_user_level_conversions_round_trip():
-    e0, d0 = cal.user_to_isrl(1.0, D6, 100)
+    e0, d0 = cal.user_to_isrl(1.0, delta=D6, n=100)
     assert (e0, d0) == pytest.approx((0.01, 2.5e-9))
-    e, d = cal.isrl_to_user_level(e0, d0, 100)
+    e, d = cal.isrl_to_user_level(e0, delta0=d0, n=100)
     assert e == pytest.approx(1.0) and d <= D6
 
 
 # --- unbalanced (C27), shuffled (C32), experiments (C35) -------------------------------------------------------
 
 def test_C27_unbalanced():
-    x = cal.xi([100, 200, 400, 800], 1.0, D6, 100)
+    x = cal.xi([100, 200, 400, 800], eps_i=1.0, delta_i=D6, R=100)
     for v, printed in zip(x, (2.8055e-2, 7.0138e-3, 1.7535e-3, 4.3836e-4)):
         assert_digits(v, printed, 5)
     ratio = cal.Xi(x, [4]) / x.max()
@@ -252,51 +253,51 @@ def test_C27_unbalanced():
     assert_digits(cal.Xi(x, v) / cal.M_prime(v), 0.010886, 5)
     assert_digits(x.max() / cal.harmonic_M(v), 0.014612, 5)
     assert cal.unbalanced_privacy_factor(x, v) == pytest.approx(cal.Xi(x, v) / cal.M_prime(v))
-    s2 = cal.sigma2_unbalanced(1, 100, [100, 200, 400, 800], 1.0, D6)
-    assert s2[0] == pytest.approx(cal.sigma2_noisy_mbsgd(1, 100, 100, 1.0, D6), rel=1e-13)
+    s2 = cal.sigma2_unbalanced(1, R=100, n_i=[100, 200, 400, 800], eps_i=1.0, delta_i=D6)
+    assert s2[0] == pytest.approx(cal.sigma2_noisy_mbsgd(1, R=100, n=100, eps0=1.0, delta0=D6), rel=1e-13)
 
 
 def test_C32_shuffled_vs_isrl_noise():
     n, N, M, eps = 1000, 100, 100, 0.1
     R = n**2 * N**2 * eps**2 / M
     assert R == pytest.approx(1e6)
-    assert_digits(cal.sigma2_shuffled(1, R, M, n, N, eps, D6), 1.2306e4, 5)
-    assert_digits(cal.sigma2_noisy_mbsgd(1, R, n, eps * N / math.sqrt(M), D6), 1.0603e5, 5)
-    assert cal.shuffled_participation_floor(R, M, N, D6) > M  # Thm 5.1's M-condition fails at this setting
+    assert_digits(cal.sigma2_shuffled(1, R=R, M=M, n=n, N=N, eps=eps, delta=D6), 1.2306e4, 5)
+    assert_digits(cal.sigma2_noisy_mbsgd(1, R=R, n=n, eps0=eps * N / math.sqrt(M), delta0=D6), 1.0603e5, 5)
+    assert cal.shuffled_participation_floor(R, M=M, N=N, delta=D6) > M  # Thm 5.1's M-condition fails at this setting
 
 
 @pytest.mark.parametrize("eps, K, K_digits, s2", [(1.0, 104.63, 5, 2.6020e-3), (0.75, 90.61, 4, 4.6257e-3),
                                                   (18, 443.91, 5, 8.0308e-6)])
 def test_C35_experiment_calibration(eps, K, K_digits, s2):
     n, R, delta = 1238, 35, 1238**-2
-    assert_digits(cal.batch_size_experiment(n, eps, R), K, K_digits)
-    assert_digits(cal.sigma2_experiment(1, R, n, eps, delta), s2, 5)
+    assert_digits(cal.batch_size_experiment(n, eps=eps, R=R), K, K_digits)
+    assert_digits(cal.sigma2_experiment(1, R=R, n=n, eps=eps, delta=delta), s2, 5)
 
 
 def test_C35_local_sgd():
-    K = cal.batch_size_experiment(1238, 1.0, 35)
-    assert_digits(cal.sigma2_local_sgd(1, 35, K, 1238, 1.0, 1238**-2), 0.27224, 5)
+    K = cal.batch_size_experiment(1238, eps=1.0, R=35)
+    assert_digits(cal.sigma2_local_sgd(1, R=35, K=K, n=1238, eps=1.0, delta=1238**-2), 0.27224, 5)
 
 
 # --- bad inputs -----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, pattern", [
-    (lambda: cal.sigma2_noisy_mbsgd(1, 100, 1000, 40.0, D6), r"eps0 must lie in \(0, 29\.0.*2 ln\(2/delta0\).*got 40"),
-    (lambda: cal.sigma2_onepass(1, 10, 120.0, D6), r"eps0 must lie in \(0, 110\.5.*8 ln\(1/delta0\).*got 120"),
-    (lambda: cal.silo_sampling_factor(5, 6), r"M must lie in \(0, 5\].*got 6"),
-    (lambda: cal.spent_by_calibration(1, 10, 1000, 1.0, D6, K=5), r"K must lie in \[14\.67.*K_min.*got 5"),
-    (lambda: cal.calibration_chain(1, 10, 1000, 5, 1.0, D6), r"K must lie in \[14\.67.*got 5"),
-    (lambda: cal.sigma2_noisy_mbsgd(0, 100, 1000, 1.0, D6), r"L must lie in \(0, inf\).*got 0"),
-    (lambda: cal.sigma2_noisy_mbsgd(1, -1, 1000, 1.0, D6), r"R must lie in \(0, inf\).*got -1"),
-    (lambda: cal.sigma2_noisy_mbsgd(1, 100, 1000, 1.0, 1.0), r"delta0 must lie in \(0, 1\).*got 1"),
-    (lambda: cal.sigma2_onepass(1, 10, 1.0, 0.0), r"delta0 must lie in \(0, 1\).*got 0"),
-    (lambda: cal.sigma2_shuffled(1, 10, 11, 100, 10, 0.5, D6), r"M must lie in \(0, 10\].*got 11"),
+    (lambda: cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=40.0, delta0=D6), r"eps0 must lie in \(0, 29\.0.*2 ln\(2/delta0\).*got 40"),
+    (lambda: cal.sigma2_onepass(1, K=10, eps0=120.0, delta0=D6), r"eps0 must lie in \(0, 110\.5.*8 ln\(1/delta0\).*got 120"),
+    (lambda: cal.silo_sampling_factor(5, M=6), r"M must lie in \(0, 5\].*got 6"),
+    (lambda: cal.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, K=5), r"K must lie in \[14\.67.*K_min.*got 5"),
+    (lambda: cal.calibration_chain(1, R=10, n=1000, K=5, eps0=1.0, delta0=D6), r"K must lie in \[14\.67.*got 5"),
+    (lambda: cal.sigma2_noisy_mbsgd(0, R=100, n=1000, eps0=1.0, delta0=D6), r"L must lie in \(0, inf\).*got 0"),
+    (lambda: cal.sigma2_noisy_mbsgd(1, R=-1, n=1000, eps0=1.0, delta0=D6), r"R must lie in \(0, inf\).*got -1"),
+    (lambda: cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=1.0, delta0=1.0), r"delta0 must lie in \(0, 1\).*got 1"),
+    (lambda: cal.sigma2_onepass(1, K=10, eps0=1.0, delta0=0.0), r"delta0 must lie in \(0, 1\).*got 0"),
+    (lambda: cal.sigma2_shuffled(1, R=10, M=11, n=100, N=10, eps=0.5, delta=D6), r"M must lie in \(0, 10\].*got 11"),
     (lambda: cal.harmonic_M([1, 2], [0.5, 0.6]), r"probs must sum to 1"),
-    (lambda: cal.multi_stage_schedule(10, 1, 1, 1, 3, nu_form="numerator"), r"nu_form must be one of"),
-    (lambda: cal.spent_by_calibration(1, 10, 1000, 1.0, D6, accountant="moments"), r"accountant must be one of"),
-    (lambda: cal.user_to_isrl(2.0, D6, 10), r"eps must lie in \(0, 1\].*got 2"),
-    (lambda: cal.xi([10, 20], [1.0, 40.0], D6, 10), r"eps_i must lie in .*eps_i\[1\] = 40"),
-    (lambda: cal.clone_lemma_epsilon(1e-4, 1e4, D6), r"p must lie in \[0\.02"),
+    (lambda: cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=3, nu_form="numerator"), r"nu_form must be one of"),
+    (lambda: cal.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, accountant="moments"), r"accountant must be one of"),
+    (lambda: cal.user_to_isrl(2.0, delta=D6, n=10), r"eps must lie in \(0, 1\].*got 2"),
+    (lambda: cal.xi([10, 20], eps_i=[1.0, 40.0], delta_i=D6, R=10), r"eps_i must lie in .*eps_i\[1\] = 40"),
+    (lambda: cal.clone_lemma_epsilon(1e-4, N=1e4, delta=D6), r"p must lie in \[0\.02"),
 ])
 def test_bad_inputs_name_the_condition_and_value(call, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -307,7 +308,7 @@ def test_explicit_convex_bound_at_its_optimal_step_is_digest_C31():
     """Thm D.1's proof at P1 (n = 1000, N = M = 100, d = 100, ε0 = 1, δ0 = 1e-6, R = 2e5): η* = 1.58e-5, bound 0.31638."""
     from scipy.optimize import minimize_scalar
 
-    s2 = cal.sigma2_noisy_mbsgd(1, 2e5, 1000, 1.0, 1e-6)
+    s2 = cal.sigma2_noisy_mbsgd(1, R=2e5, n=1000, eps0=1.0, delta0=1e-6)
     f = lambda log_eta: cal.explicit_convex_bound(L=1, D=1, R=2e5, eta=math.exp(log_eta), n=1000, M=100, d=100, sigma2=s2)
     best = minimize_scalar(f, bounds=(-20.0, 0.0), method="bounded", options=dict(xatol=1e-10))
     assert math.exp(best.x) == pytest.approx(1.58e-5, abs=5e-8)

@@ -103,10 +103,10 @@ def test_fast_slope_in_eps0_matches_exact_and_thm21_elasticity():
     p = SCQuadratic(d=5, radius=3.0)
     R, n, N = 100, 4000, 5
     eps = [0.5, 1.0, 2.0, 4.0]
-    K = math.ceil(min_batch_size(max(eps), n, R, DELTA0))
+    K = math.ceil(min_batch_size(max(eps), n=n, R=R, delta0=DELTA0))
     sims, exact = [], []
     for e in eps:
-        s2 = sigma2_noisy_mbsgd(p.L, R, n, e, DELTA0)
+        s2 = sigma2_noisy_mbsgd(p.L, R=R, n=n, eps0=e, delta0=DELTA0)
         sch = sc_schedule(p, R=R, sigma2=s2, M=N)
         sims.append(noisy_mbsgd(p, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=16, seed=5))
         exact.append(quadratic_expected_excess(p, N=N, n=n, K=K, sigma2=s2, schedule=sch))
@@ -145,7 +145,7 @@ def test_silo_sampling_identity_with_the_simulators_sampler(N, M):
     y = np.random.default_rng(N).standard_normal((N, 3))
     spread = np.mean(np.sum((y - y.mean(0)) ** 2, axis=1))
     mean, se = silo_sampling_mc(y, M=M, trials=50_000, seed=2)
-    pred = silo_sampling_factor(N, M) * spread
+    pred = silo_sampling_factor(N, M=M) * spread
     if M == N:
         assert mean == pytest.approx(0.0, abs=1e-24) and pred == 0.0
     else:
@@ -159,7 +159,7 @@ def test_random_participation_identity_and_noise_energy():
     M_h = 1.0 / np.sum(pmf / np.arange(1, 11))
     assert M_h == pytest.approx(3.4142, abs=1e-4)
     mean, se = silo_sampling_mc(y, M_pmf=pmf, trials=50_000, seed=5)
-    assert abs(mean - silo_sampling_factor(10, M_h) * np.mean(np.sum((y - y.mean(0)) ** 2, 1))) <= 3.3 * se
+    assert abs(mean - silo_sampling_factor(10, M=M_h) * np.mean(np.sum((y - y.mean(0)) ** 2, 1))) <= 3.3 * se
     p = SCQuadratic(d=6, radius=3.0)
     res = noisy_mbsgd(p, N=10, n=50, K=1, sigma2=2.0, schedule=convex_schedule(R=200, eta=0.01), M_pmf=pmf,
                       seeds=64, seed=1)
@@ -170,7 +170,7 @@ def test_random_participation_identity_and_noise_energy():
 def test_theorem_D1_sc_schedule_is_lemma_D5_with_c_and_r0_of_the_proof():
     """Thm D.1 (SC) uses Stich's rule with a = μ, g = 2β, c = dσ²/M + L², r₀ = D² (digest 002 §3.1)."""
     L, D, beta, mu, M, n, d, eps0 = 4.5, 6.0, 1.0, 1.0, 10, 500, 10, 1.0
-    ref = noisy_mbsgd_sc_schedule(L, D, beta, mu, M, n, d, eps0, DELTA0, sigma2=3.0)
+    ref = noisy_mbsgd_sc_schedule(L, D=D, beta=beta, mu=mu, M=M, n=n, d=d, eps0=eps0, delta0=DELTA0, sigma2=3.0)
     assert ref.R == min(M * n, M * eps0**2 * n**2 / d)  # the min{·} branch dominates 2κ ln(·) here
     c = d * 3.0 / M + L**2
     assert ref.eta == pytest.approx(min(1 / (2 * beta), math.log(max(2.0, mu**2 * D**2 * ref.R**2 / c)) / (mu * ref.R)), rel=1e-14)
@@ -182,7 +182,7 @@ def test_theorem_D1_sc_schedule_is_lemma_D5_with_c_and_r0_of_the_proof():
 def test_accelerated_and_multistage_converge_without_noise():
     p = SCQuadratic(d=4, radius=3.0)
     start = float(p.excess(np.zeros(4)))
-    stages = multi_stage_schedule(p.beta, p.mu, 0.05, start, 3)
+    stages = multi_stage_schedule(p.beta, mu=p.mu, V=0.05, Delta=start, U=3)
     R = sum(s.R for s in stages)
     ms = multistage_accelerated(p, N=4, n=R * 4, K=4, sigma2=0.0, stages=stages, mu=p.mu, seeds=8, seed=0)
     assert ms.mean < 0.02 * start and ms.settings["stages"] == [s.R for s in stages]

@@ -33,7 +33,7 @@ def _digits(cid: str, where: str, statement: str, printed: float, value: float, 
 
 
 def _spend_row(R: int) -> dict:
-    return {a: cal.spent_by_calibration(1.0, R, N_REC, EPS0, D6, accountant=a) for a in SPEND}
+    return {a: cal.spent_by_calibration(1.0, R=R, n=N_REC, eps0=EPS0, delta0=D6, accountant=a) for a in SPEND}
 
 
 def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
@@ -41,24 +41,24 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     # --- Alg. 2 (Thm D.1) ---------------------------------------------------------------------------------
     for R, printed in ((1000, 80.374), (100, 7.1822)):
         c.append(_digits(f"C1.sigma2.R={R}", "Thm D.1", "σ² = 256L²R ln(2.5R/δ0) ln(2/δ0)/(n²ε0²), n = 1000, ε0 = 1",
-                         printed, cal.sigma2_noisy_mbsgd(1, R, 1000, 1.0, D6), 5))
+                         printed, cal.sigma2_noisy_mbsgd(1, R=R, n=1000, eps0=1.0, delta0=D6), 5))
     for K in (2, 10, 500):
         c.append(Claim(f"C1.chain.K={K}", PAPER, "Thm D.1 proof",
                        "proof chain (budget → subsample K of n → classic Gaussian, Δ = 2L/K) = closed form σ², any K ≥ K_min",
-                       cal.sigma2_noisy_mbsgd(1, 1000, 1000, 1.0, D6), cal.calibration_chain(1, 1000, 1000, K, 1.0, D6).sigma2,
+                       cal.sigma2_noisy_mbsgd(1, R=1000, n=1000, eps0=1.0, delta0=D6), cal.calibration_chain(1, R=1000, n=1000, K=K, eps0=1.0, delta0=D6).sigma2,
                        rtol=1e-12, tolerance_why="two algebraic routes, floating point"))
     c.append(_digits("C2.K_min.R=1000", "Thm D.1", "K_min = ε0n/(4√(2R ln(2/δ0)))", 1.4676,
-                     cal.min_batch_size(1.0, 1000, 1000, D6), 5))
-    c.append(_digits("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", 0.1038, cal.min_batch_size(1.0, 1000, 2e5, D6), 4))
+                     cal.min_batch_size(1.0, n=1000, R=1000, delta0=D6), 5))
+    c.append(_digits("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", 0.1038, cal.min_batch_size(1.0, n=1000, R=2e5, delta0=D6), 4))
     for R, printed in ((1000, 0.50863), (10, 0.50874), (100000, 0.50862)):
-        eps_t, delta_t = cal.per_round_budget(1.0, D6, R)
+        eps_t, delta_t = cal.per_round_budget(1.0, delta0=D6, R=R)
         eps, _ = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
         c.append(_digits(f"C3.advanced.R={R}", "Thm D.1 proof, Dwork–Roth Thm 3.20",
                          "advanced composition of R rounds at (ε̃, δ̃) spends ≈ ε0/2", printed, eps, 5))
     # --- one pass (Thm 3.1/E.1) ---------------------------------------------------------------------------
     c.append(_digits("C4.sigma2_onepass", "Thm 3.1/E.1", "σ² = 32L² ln(1.25/δ0)/(ε0²K²), K = 100", 0.044924,
-                     cal.sigma2_onepass(1, 100, 1.0, D6), 5))
-    zc = cal.spent_by_onepass(1.0, D6, "zcdp")
+                     cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), 5))
+    zc = cal.spent_by_onepass(1.0, delta0=D6, method="zcdp")
     c.append(_digits("C4.zcdp_spend", "Thm E.1 proof (Bun–Steinke 1.3/1.6)", "zCDP route: ε = ρ + 2√(ρ ln(1/δ0))",
                      0.50046, zc.eps, 5))
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
@@ -68,7 +68,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     c.append(Claim("C4.range_sufficient", PAPER, "Thm 3.1 condition",
                    "at ε0 = 8 ln(1/δ0) the zCDP conversion is still ≤ ε0 (the range is sufficient, not sharp: crossing at 113.2)",
                    edge, zcdp_to_epsilon(rho(edge), delta=D6, method="bun_steinke"), bounds=(0.0, edge)))
-    gdp = cal.spent_by_onepass(1.0, D6, "gdp")
+    gdp = cal.spent_by_onepass(1.0, delta0=D6, method="gdp")
     c.append(Claim("onepass.exact_spend", PAPER, "Thm 3.1/E.1",
                    f"exact ε of one Gaussian per record (GDP eq. (64)) = {gdp.ratio:.4f} ε0 ≤ zCDP route 0.50046 ε0",
                    zc.eps, gdp.eps, bounds=(0.0, zc.eps)))
@@ -83,7 +83,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                            f"{a}: Alg. 2's σ² (K = {r.settings['K']}) spends {r.ratio:.4f} ε0 ≤ advanced composition's "
                            f"{adv:.4f} ≤ ε0 [{r.sampling}; {r.neighbouring}]",
                            EPS0, r.eps, bounds=(0.0, adv)))
-    r_fb = cal.spent_by_calibration(1.0, 20, 50, 1.0, D6, K=50, accountant="pld")
+    r_fb = cal.spent_by_calibration(1.0, R=20, n=50, eps0=1.0, delta0=D6, K=50, accountant="pld")
     c.append(Claim("spend.pld_convention.q=1", PAPER, "dp_accounting REPLACE_ONE convention",
                    "at K = n the PLD route equals R Gaussians of sensitivity 2L/K: GDP μ = √R·2L/(Kσ) (eq. (64))",
                    gdp_epsilon(math.sqrt(20) / r_fb.settings["noise_multiplier"], delta=D6), r_fb.eps, rtol=2e-3,
@@ -91,14 +91,14 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     # --- silo sampling, participation -------------------------------------------------------------------------
     for (N, M), printed, digits in (((10, 3), 0.259259, 6), ((100, 10), 0.090909, 5), ((2, 1), 1.0, 12)):
         c.append(_digits(f"C22.factor.N={N}.M={M}", "Lemma E.3 / F.1", "(N − M)/((N − 1)M)", printed,
-                         cal.silo_sampling_factor(N, M), digits))
+                         cal.silo_sampling_factor(N, M=M), digits))
     for N, M in ((10, 3), (12, 5)):
         y = np.random.default_rng(N + M).normal(size=(N, 3))
         lhs, rhs = cal.silo_sampling_variance_exact(y, M)
         c.append(Claim(f"C22.enumeration.N={N}.M={M}", PAPER, "Lemma E.3 / F.1",
                        "E_S‖(1/M)Σ_S y_i − ȳ‖² over all C(N, M) subsets = factor·(1/N)Σ‖y_i − ȳ‖²", rhs, lhs,
                        rtol=1e-12, tolerance_why="exact identity, floating point"))
-    mean, se, pred = cal.silo_sampling_variance_mc(np.random.default_rng(7).normal(size=(40, 3)), 9,
+    mean, se, pred = cal.silo_sampling_variance_mc(np.random.default_rng(7).normal(size=(40, 3)), M=9,
                                                    trials=20_000 if quick else 200_000, seed=3)
     c.append(Claim("C22.montecarlo.N=40.M=9", PAPER, "Lemma E.3 / F.1", "sampled subsets: mean ± 4 SE contains the identity",
                    pred, mean, interval=(mean - 4 * se, mean + 4 * se), tolerance_why="4 standard errors"))
@@ -106,16 +106,16 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     c.append(_digits("C23.M_prime", "Assumption 2", "1/M' = √E[1/M_r²], M_r ~ Unif{1..10}", 2.5402,
                      cal.M_prime(range(1, 11)), 5))
     # --- one-pass batches, multi-stage ----------------------------------------------------------------------
-    K19 = cal.onepass_batch_convex(1, 1, 1, 1000, 100, 1.0, D6, 100)
+    K19 = cal.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
     c.append(_digits("C19.K", "Thm 3.1/E.1 (convex)", "K at P1", 106.68, K19, 5))
     c.append(_digits("C19.sigma2", "Thm 3.1/E.1 (convex)", "σ² = 32L² ln(1.25/δ0)/(ε0²K²) at P1", 0.039476,
-                     cal.sigma2_onepass(1, K19, 1.0, D6), 5))
-    K20 = cal.onepass_batch_sc(1e4, 100, 1, 1, 1.0, 10, 1, 10, D6, 1)
+                     cal.sigma2_onepass(1, K=K19, eps0=1.0, delta0=D6), 5))
+    K20 = cal.onepass_batch_sc(1e4, kappa=100, mu=1, Delta=1, eps0=1.0, M=10, L=1, d=10, delta0=D6, phi=1)
     c.append(_digits("C20.K", "Thm 3.1/E.1 (SC)", "K at n = 1e4, κ = 100, M = d = 10", 86.859, K20, 5))
     c.append(_digits("C20.R", "Thm 3.1/E.1 (SC)", "R = n/K", 115.13, 1e4 / K20, 5))
-    c.append(_digits("C20.sigma2", "Thm 3.1/E.1 (SC)", "σ²", 0.059545, cal.sigma2_onepass(1, K20, 1.0, D6), 5))
-    cor = cal.multi_stage_schedule(10, 1, 1, 1, 5)
-    pap = cal.multi_stage_schedule(10, 1, 1, 1, 5, nu_form="paper")
+    c.append(_digits("C20.sigma2", "Thm 3.1/E.1 (SC)", "σ²", 0.059545, cal.sigma2_onepass(1, K=K20, eps0=1.0, delta0=D6), 5))
+    cor = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
+    pap = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
     for k, (s, sp, printed) in enumerate(zip(cor, pap, (1302.3, 5186.7, 20656.3, 82534.8, 329777.0)), start=1):
         c.append(Claim(f"C21.R_k.k={k}", PAPER, "App. E.1", "R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ2^{−(k+1)})}⌉",
                        (171, 342, 683, 1366, 2731)[k - 1], s.R, rtol=0.0, tolerance_why="integer"))
@@ -127,19 +127,21 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     # --- shuffling, compositionality --------------------------------------------------------------------------
     for args, printed in (((0.1, 10, 1e4, 1e-6), 0.025473), ((0.01, 100, 1e4, 1e-6), 2.5788e-3),
                           ((0.1, 10, 1e6, 1e-6), 2.5670e-3), ((0.001, 1000, 1e6, 1e-8), 2.9361e-5)):
+        eps0_r, n, N, delta_r = args
         c.append(_digits("C25.eq21." + ".".join(f"{a:g}" for a in args), "Thm D.5, eq. (21)",
-                         "ε^r of one shuffled round (ε0^r, n, N, δ^r)", printed, cal.shuffle_amplification_round(*args)[0], 5))
+                         "ε^r of one shuffled round (ε0^r, n, N, δ^r)", printed,
+                         cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0], 5))
     c.append(_digits("C25.validity", "Thm D.5", "ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n at n = 10, N = 1e4, δ = 1e-6", 0.37630,
-                     cal.shuffle_amplification_validity(10, 1e4, 1e-6), 5))
+                     cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6), 5))
     for p, printed in ((1.0, 0.27210), (0.5, 0.36653)):
         c.append(_digits(f"C25.lemmaD10.p={p:g}", "Lemma D.10", "ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN)), N = 1e4",
-                         printed, cal.clone_lemma_epsilon(p, 1e4, 1e-6), 5))
+                         printed, cal.clone_lemma_epsilon(p, N=1e4, delta=1e-6), 5))
     c.append(_digits("C30.alg3", "Def. 7, Alg. 3", "C = 3, d = 18 rounds of ε0: √(Σ ε_r²) = √18 ε0", 4.243,
                      cal.compositionality_constant([1.0] * 18, 1.0), 4))
     c.append(_digits("C30.alg2", "Def. 7, App. D.3.2", "Alg. 2: √R ε̃ = ε0/(2√(2 ln(2/δ0)))", 0.0928,
-                     cal.compositionality_constant([cal.per_round_budget(1.0, D6, 1000)[0]] * 1000, 1.0), 3))
+                     cal.compositionality_constant([cal.per_round_budget(1.0, delta0=D6, R=1000)[0]] * 1000, 1.0), 3))
     # --- unbalanced, shuffled, experiments ---------------------------------------------------------------------
-    x = cal.xi([100, 200, 400, 800], 1.0, D6, 100)
+    x = cal.xi([100, 200, 400, 800], eps_i=1.0, delta_i=D6, R=100)
     c.append(_digits("C27.xi_max", "App. H.1", "ξ_1 at n = 100, ε = 1, δ = 1e-6, R = 100", 2.8055e-2, x[0], 5))
     c.append(_digits("C27.Xi_over_ximax", "App. H.1", "Ξ/ξ_max with M = N = 4", 0.33203, cal.Xi(x, [4]) / x.max(), 5))
     v = range(1, 5)
@@ -147,16 +149,16 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     c.append(_digits("C27.Xi", "App. H.1", "Ξ for M_r ~ Unif{1..4}", 0.018248, cal.Xi(x, v), 5))
     c.append(_digits("C27.factor", "Thm H.1", "min{Ξ/M', ξ_max/M} = Ξ/M'", 0.010886, cal.unbalanced_privacy_factor(x, v), 5))
     c.append(_digits("C32.sdp", "Thm 5.1/G.1 (C = 1)", "σ²_SDP at n = 1000, N = M = 100, ε = 0.1, R = 1e6", 1.2306e4,
-                     cal.sigma2_shuffled(1, 1e6, 100, 1000, 100, 0.1, D6), 5))
+                     cal.sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=D6), 5))
     c.append(_digits("C32.isrl", "Thm D.1", "ISRL σ² at ε0 = εN/√M = 1, same R", 1.0603e5,
-                     cal.sigma2_noisy_mbsgd(1, 1e6, 1000, 1.0, D6), 5))
+                     cal.sigma2_noisy_mbsgd(1, R=1e6, n=1000, eps0=1.0, delta0=D6), 5))
     for eps, K, Kd, s2 in ((1.0, 104.63, 5, 2.6020e-3), (0.75, 90.61, 4, 4.6257e-3), (18, 443.91, 5, 8.0308e-6)):
         c.append(_digits(f"C35.K.eps={eps:g}", "App. I", "K = n√ε/(2√R), n = 1238, R = 35", K,
-                         cal.batch_size_experiment(1238, eps, 35), Kd))
+                         cal.batch_size_experiment(1238, eps=eps, R=35), Kd))
         c.append(_digits(f"C35.sigma2.eps={eps:g}", "App. I", "σ² = 8L² ln(1/δ)R/(n²ε²), δ = 1/n²", s2,
-                         cal.sigma2_experiment(1, 35, 1238, eps, 1238**-2), 5))
+                         cal.sigma2_experiment(1, R=35, n=1238, eps=eps, delta=1238**-2), 5))
     c.append(_digits("C35.local_sgd", "App. I", "Local SGD σ² = 8L²RK ln(1/δ)/(ε²n²), ε = 1", 0.27224,
-                     cal.sigma2_local_sgd(1, 35, cal.batch_size_experiment(1238, 1.0, 35), 1238, 1.0, 1238**-2), 5))
+                     cal.sigma2_local_sgd(1, R=35, K=cal.batch_size_experiment(1238, eps=1.0, R=35), n=1238, eps=1.0, delta=1238**-2), 5))
 
     # --- figure ------------------------------------------------------------------------------------------------
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.3))

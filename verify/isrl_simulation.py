@@ -145,11 +145,11 @@ def _c12_points(sz: _Sizes):
               "M": [dict(base, M=v, N=sz.N_M, n=sz.n_d, eps0=sz.eps_d) for v in sz.Ms], "d": [dict(base, d=v, n=sz.n_d, eps0=sz.eps_d) for v in sz.ds]}
     out = {}
     for panel, pts in sweeps.items():
-        K = max(math.ceil(min_batch_size(p["eps0"], p["n"], sz.R, DELTA0)) for p in pts)
+        K = max(math.ceil(min_batch_size(p["eps0"], n=p["n"], R=sz.R, delta0=DELTA0)) for p in pts)
         rows = []
         for p in pts:
             problem = SCQuadratic(d=p["d"], radius=RADIUS)
-            s2 = sigma2_noisy_mbsgd(problem.L, sz.R, p["n"], p["eps0"], DELTA0)
+            s2 = sigma2_noisy_mbsgd(problem.L, R=sz.R, n=p["n"], eps0=p["eps0"], delta0=DELTA0)
             kw = dict(problem=problem, N=p["N"], n=p["n"], K=K, sigma2=s2, M=p["M"],
                       schedule=sc_schedule(problem, R=sz.R, sigma2=s2, M=p["M"]),
                       seeds={"d": sz.seeds_d, "M": sz.seeds_M}.get(panel, sz.seeds), seed=2002)
@@ -212,10 +212,10 @@ def _point_claims(tag, where, panel, xs, sims, exacts, z):
 # ------------------------------------------------------------------------------------------------------
 def _convex_job(problem, *, n, N, M, eps0, seeds, seed, beta):
     """Thm D.1's convex R and η (``beta``: the problem's smoothness; a linear loss has none, see below)."""
-    sch = noisy_mbsgd_convex_schedule(problem.L, problem.D, beta, M, n, problem.d, eps0)
+    sch = noisy_mbsgd_convex_schedule(problem.L, D=problem.D, beta=beta, M=M, n=n, d=problem.d, eps0=eps0)
     R = math.ceil(sch.R)
-    s2 = sigma2_noisy_mbsgd(problem.L, R, n, eps0, DELTA0)
-    K = math.ceil(min_batch_size(eps0, n, R, DELTA0))
+    s2 = sigma2_noisy_mbsgd(problem.L, R=R, n=n, eps0=eps0, delta0=DELTA0)
+    K = math.ceil(min_batch_size(eps0, n=n, R=R, delta0=DELTA0))
     kw = dict(problem=problem, N=N, n=n, K=K, sigma2=s2, M=M, schedule=convex_schedule(R=R, eta=sch.eta),
               seeds=seeds, seed=seed)
     bound = explicit_convex_bound(L=problem.L, D=problem.D, R=R, eta=sch.eta, n=n, M=M, d=problem.d, sigma2=s2)
@@ -256,7 +256,7 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
     z = family_quantile(3, trials - 1)
     for tag, kw, M_h in (("fixed_M=3", dict(M=3), 3.0), ("random_M_r~Unif{1..10}", dict(M_pmf=pmf), harmonic_M(range(1, 11)))):
         mean, se = silo_sampling_mc(y, trials=trials, seed=3, **kw)
-        pred = silo_sampling_factor(10, M_h) * spread
+        pred = silo_sampling_factor(10, M=M_h) * spread
         claims.append(Claim(f"isrl.C22.silo_sampling.{tag}", PAPER, "Lemma E.3 / F.1 (C22)",
                             f"E‖(1/M_r)Σ_(i∈S_r) y_i − ȳ‖² with the simulator's subset sampler ({trials} draws) equals "
                             f"(N−M)/((N−1)M)·(1/N)Σ‖y_i − ȳ‖², N = 10, M = {M_h:.4g}",
@@ -266,9 +266,9 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
     # C23 + Lemma E.3 inside the algorithm: random participation, heterogeneous quadratic
     problem = SCQuadratic(d=10, radius=RADIUS, heterogeneity=0.5, N=10)
     n, R = 8000, sz.R
-    s2 = sigma2_noisy_mbsgd(problem.L, R, n, 1.0, DELTA0)
+    s2 = sigma2_noisy_mbsgd(problem.L, R=R, n=n, eps0=1.0, delta0=DELTA0)
     M_h = harmonic_M(range(1, 11))
-    K = math.ceil(min_batch_size(1.0, n, R, DELTA0))
+    K = math.ceil(min_batch_size(1.0, n=n, R=R, delta0=DELTA0))
     kw = dict(problem=problem, N=10, n=n, K=K, sigma2=s2, M_pmf=pmf,
               schedule=sc_schedule(problem, R=R, sigma2=s2, M=M_h), seeds=64 if quick else 256, seed=2006)
     sim = noisy_mbsgd(**kw)
@@ -319,8 +319,8 @@ def _comparison_claims(sz: _Sizes, quick: bool) -> list[Claim]:
     seeds = 32 if quick else 64
     common = dict(N=N, n=n, M=M, seeds=seeds, seed=2008)
     out = {}
-    s2 = sigma2_noisy_mbsgd(problem.L, R, n, eps0, DELTA0)
-    K = math.ceil(min_batch_size(eps0, n, R, DELTA0))
+    s2 = sigma2_noisy_mbsgd(problem.L, R=R, n=n, eps0=eps0, delta0=DELTA0)
+    K = math.ceil(min_batch_size(eps0, n=n, R=R, delta0=DELTA0))
     mb = noisy_mbsgd(problem, K=K, sigma2=s2, schedule=sc_schedule(problem, R=R, sigma2=s2, M=M), **common)
     out["noisy MB-SGD (Alg. 2, Thm D.1 calibration)"] = (mb, f"R = {R}, K = {K}, σ² = {s2:.3g}, Stich steps")
     nonpriv = noisy_mbsgd(problem, K=K, sigma2=0.0, schedule=sc_schedule(problem, R=R, sigma2=0.0, M=M), **common)
@@ -328,13 +328,13 @@ def _comparison_claims(sz: _Sizes, quick: bool) -> list[Claim]:
 
     # App. I: the experiments' calibration, for MB-SGD and local SGD alike (R = 100 rounds)
     Rx = 100
-    Kx = math.ceil(batch_size_experiment(n, eps0, Rx))
-    s2x = sigma2_experiment(problem.L, Rx, n, eps0, DELTA0)
+    Kx = math.ceil(batch_size_experiment(n, eps=eps0, R=Rx))
+    s2x = sigma2_experiment(problem.L, R=Rx, n=n, eps=eps0, delta=DELTA0)
     out["noisy MB-SGD (App. I calibration)"] = (
         noisy_mbsgd(problem, K=Kx, sigma2=s2x, schedule=sc_schedule(problem, R=Rx, sigma2=s2x, M=M), **common),
         f"R = {Rx}, K = {Kx}, σ² = {s2x:.3g}, Stich steps")
     Kl = 10
-    s2l = sigma2_local_sgd(problem.L, Rx, Kl, n, eps0, DELTA0)
+    s2l = sigma2_local_sgd(problem.L, R=Rx, K=Kl, n=n, eps=eps0, delta=DELTA0)
     best = None
     for eta in (0.001, 0.003, 0.01, 0.03, 0.1):
         res = local_sgd(problem, R=Rx, K=Kl, sigma2=s2l, eta=eta, **common)
@@ -345,20 +345,20 @@ def _comparison_claims(sz: _Sizes, quick: bool) -> list[Claim]:
 
     # Thm 3.1/E.1: one-pass multi-stage accelerated MB-SGD
     Delta = float(problem.excess(np.zeros(problem.d)))
-    Kop = int(onepass_batch_sc(n, 1.0, problem.mu, Delta, eps0, M, problem.L, problem.d, DELTA0, problem.s))
-    s2op = sigma2_onepass(problem.L, Kop, eps0, DELTA0)
-    V = math.sqrt(problem.phi2 / (M * Kop) + silo_sampling_factor(N, M) * problem.v2 + problem.d * s2op / M)
+    Kop = int(onepass_batch_sc(n, kappa=1.0, mu=problem.mu, Delta=Delta, eps0=eps0, M=M, L=problem.L, d=problem.d, delta0=DELTA0, phi=problem.s))
+    s2op = sigma2_onepass(problem.L, K=Kop, eps0=eps0, delta0=DELTA0)
+    V = math.sqrt(problem.phi2 / (M * Kop) + silo_sampling_factor(N, M=M) * problem.v2 + problem.d * s2op / M)
     budget = n // Kop
     for nu_form in ("corrected", "paper"):
         stages = []
         for U in range(1, 20):
-            st = multi_stage_schedule(problem.beta, problem.mu, V, Delta, U, nu_form=nu_form)
+            st = multi_stage_schedule(problem.beta, mu=problem.mu, V=V, Delta=Delta, U=U, nu_form=nu_form)
             if sum(s.R for s in st) > budget:
                 break
             stages = st
         note = f"{len(stages)} stage(s)"
         if not stages:  # App. E.1's first stage alone exceeds n/K rounds: run it cut to the budget (ν_1 kept)
-            first = multi_stage_schedule(problem.beta, problem.mu, V, Delta, 1, nu_form=nu_form)[0]
+            first = multi_stage_schedule(problem.beta, mu=problem.mu, V=V, Delta=Delta, U=1, nu_form=nu_form)[0]
             stages = [(budget, first.nu)]
             note = f"stage 1 (R_1 = {first.R}) cut to n/K = {budget} rounds, ν_1 = {first.nu:.4g}"
         op = multistage_accelerated(problem, K=Kop, sigma2=s2op, stages=stages, mu=problem.mu, **common)
@@ -378,7 +378,7 @@ def _throughput(quick: bool) -> tuple[Claim, dict]:
     """Simulator time vs drawing the same random numbers raw (same backend, same process)."""
     S, N, n, d, K, R = (32, 10, 8000, 10, 16, 300) if quick else (64, 10, 16000, 10, 32, 1000)
     problem = SCQuadratic(d=d, radius=RADIUS)
-    s2 = sigma2_noisy_mbsgd(problem.L, R, n, 1.0, DELTA0)
+    s2 = sigma2_noisy_mbsgd(problem.L, R=R, n=n, eps0=1.0, delta0=DELTA0)
     sch = sc_schedule(problem, R=R, sigma2=s2, M=N)
     t0 = time.perf_counter()
     noisy_mbsgd(problem, N=N, n=n, K=K, sigma2=s2, schedule=sch, seeds=S, seed=1)

@@ -33,6 +33,9 @@ Exact accountants certify far less: 0.021–0.026 ε0 (PLD) and 0.050–0.062 ε
 δ0 = 1e-6 over R = 10…1e5 (K = ⌈K_min⌉), nearly independent of K, because the classic-Gaussian, subsampling and
 composition steps each lose a constant factor (``verify/isrl_calibration.py``).
 The models accounted are stated on every :class:`SpendResult`; see :func:`spent_by_calibration`.
+
+A function whose arguments include two numbers or more takes its first argument positionally and the others by
+keyword only (``sigma2_noisy_mbsgd(L, R=1000, n=1000, eps0=1.0, delta0=1e-6)``), as in :mod:`dptheory.accounting`.
 """
 
 from __future__ import annotations
@@ -132,14 +135,14 @@ def _eps_thm_d1(name: str, eps, delta: float, delta_name: str = "delta0") -> flo
 # --------------------------------------------------------------------------------------------------
 
 
-def sigma2_noisy_mbsgd(L, R, n, eps0, delta0) -> float:
+def sigma2_noisy_mbsgd(L, *, R, n, eps0, delta0) -> float:
     """Per-silo noise variance of Algorithm 2 (seed 002, Thm D.1): ``256 L² R ln(2.5R/δ0) ln(2/δ0)/(n² ε0²)``.
 
     Valid for ``ε0 ≤ 2 ln(2/δ0)``, ``δ0 ∈ (0, 1)``; independent of the batch size ``K``, which must be at least
     :func:`min_batch_size` for the proof's classic-Gaussian step to apply. The same σ² serves the ERM variant
     (Thm F.1) and, with per-silo budgets, Alg. 7 (:func:`sigma2_unbalanced`).
 
-    >>> round(sigma2_noisy_mbsgd(1.0, 1000, 1000, 1.0, 1e-6), 3)  # C1
+    >>> round(sigma2_noisy_mbsgd(1.0, R=1000, n=1000, eps0=1.0, delta0=1e-6), 3)  # C1
     80.374
     """
     L, R, n = _pos("L", L), _pos("R", R), _pos("n", n)
@@ -148,12 +151,12 @@ def sigma2_noisy_mbsgd(L, R, n, eps0, delta0) -> float:
     return 256.0 * L**2 * R * math.log(2.5 * R / delta0) * math.log(2.0 / delta0) / (n**2 * eps0**2)
 
 
-def min_batch_size(eps0, n, R, delta0) -> float:
+def min_batch_size(eps0, *, n, R, delta0) -> float:
     """``K_min = ε0 n/(4√(2R ln(2/δ0)))`` (Thm D.1): the batch size at which the per-sample ε' = nε̃/(2K) is 1.
 
     Below it the classic Gaussian mechanism (Dwork–Roth Thm A.1, needs ε' ≤ 1) does not apply. Round up.
 
-    >>> round(min_batch_size(1.0, 1000, 1000, 1e-6), 4)  # C2
+    >>> round(min_batch_size(1.0, n=1000, R=1000, delta0=1e-6), 4)  # C2
     1.4676
     """
     n, R = _pos("n", n), _pos("R", R)
@@ -162,13 +165,13 @@ def min_batch_size(eps0, n, R, delta0) -> float:
     return eps0 * n / (4.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0)))
 
 
-def per_round_budget(eps0, delta0, R) -> tuple[float, float]:
+def per_round_budget(eps0, *, delta0, R) -> tuple[float, float]:
     """Per-round target of Thm D.1's proof: ``(ε̃, δ̃) = (ε0/(2√(2R ln(2/δ0))), δ0/(2R))``.
 
     Advanced composition with slack δ' = δ0/2 (:func:`~dptheory.accounting.classic.advanced_composition`) then
     spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)`` (C3) and ``Rδ̃ + δ' = δ0``.
 
-    >>> eps_t, delta_t = per_round_budget(1.0, 1e-6, 1000)
+    >>> eps_t, delta_t = per_round_budget(1.0, delta0=1e-6, R=1000)
     >>> e, d = advanced_composition(eps_t, delta=delta_t, k=1000, delta_prime=0.5e-6)
     >>> round(e, 5), round(d * 1e6, 12)  # C3
     (0.50863, 1.0)
@@ -192,7 +195,7 @@ class CalibrationChain:
     delta_total: float  # R δ̃ + δ0/2 = δ0
 
 
-def calibration_chain(L, R, n, K, eps0, delta0) -> CalibrationChain:
+def calibration_chain(L, *, R, n, K, eps0, delta0) -> CalibrationChain:
     """Rebuild Thm D.1's σ² step by step (an independent route to :func:`sigma2_noisy_mbsgd`).
 
     ``(ε̃, δ̃)`` per round → the Gaussian on a K-batch must be ``(ε' = nε̃/(2K), δ̃)``-DP so that subsampling gives
@@ -202,10 +205,10 @@ def calibration_chain(L, R, n, K, eps0, delta0) -> CalibrationChain:
     L, n = _pos("L", L), _pos("n", n)
     delta0 = _delta("delta0", delta0)
     eps0 = _eps_thm_d1("eps0", eps0, delta0)
-    kmin = min_batch_size(eps0, n, R, delta0)
+    kmin = min_batch_size(eps0, n=n, R=R, delta0=delta0)
     K = check_in_interval("K", K, kmin, n, lo_closed=True, hi_closed=True,
                           why=f"Thm D.1 needs K >= K_min = eps0 n/(4 sqrt(2R ln(2/delta0))) = {kmin:.6g}")
-    eps_t, delta_t = per_round_budget(eps0, delta0, R)
+    eps_t, delta_t = per_round_budget(eps0, delta0=delta0, R=R)
     eps_s = min(n * eps_t / (2.0 * K), 1.0)  # = 1 exactly at K = K_min; min() absorbs rounding
     sens = 2.0 * L / K
     sigma = gaussian_sigma_classic(sens, eps=eps_s, delta=delta_t)
@@ -219,14 +222,14 @@ def calibration_chain(L, R, n, K, eps0, delta0) -> CalibrationChain:
 # --------------------------------------------------------------------------------------------------
 
 
-def sigma2_onepass(L, K, eps0, delta0) -> float:
+def sigma2_onepass(L, *, K, eps0, delta0) -> float:
     """One-Pass Accelerated Noisy MB-SGD (Thm 3.1/E.1): ``σ² = 32 L² ln(1.25/δ0)/(ε0² K²)``, ε0 ≤ 8 ln(1/δ0).
 
     Each record is used once (disjoint batches, parallel composition), so every round must itself be
     (ε0, δ0)-DP. The proof goes through zCDP: ρ = Δ²/(2σ²) = ε0²/(16 ln(1.25/δ0)) with Δ = 2L/K, and
     ``ρ + 2√(ρ ln(1/δ0)) ≤ ε0`` iff ``ε0 ≤ 8 ln(1/δ0)`` (C4; :func:`spent_by_onepass`).
 
-    >>> round(sigma2_onepass(1.0, 100, 1.0, 1e-6), 6)  # C4
+    >>> round(sigma2_onepass(1.0, K=100, eps0=1.0, delta0=1e-6), 6)  # C4
     0.044924
     """
     L, K = _pos("L", L), _pos("K", K)
@@ -236,13 +239,13 @@ def sigma2_onepass(L, K, eps0, delta0) -> float:
     return 32.0 * L**2 * math.log(1.25 / delta0) / (eps0**2 * K**2)
 
 
-def sigma2_shuffled(L, R, M, n, N, eps, delta, *, C: float = 1.0) -> float:
+def sigma2_shuffled(L, *, R, M, n, N, eps, delta, C: float = 1.0) -> float:
     """Shuffled Noisy MB-SGD (Thm 5.1/G.1, K = 1): ``σ² = C L² R M ln(RM²/(Nδ)) ln(R/δ) ln(1/δ)/(n² N² ε²)``.
 
     ``C`` is an absolute constant the paper leaves unspecified (default 1). Conditions: ε ≤ ln(2/δ), M ≤ N,
     and M ≥ :func:`shuffled_participation_floor` (not enforced here: it fails at C32's setting).
 
-    >>> round(sigma2_shuffled(1, 1e6, 100, 1000, 100, 0.1, 1e-6), -1)  # C32
+    >>> round(sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=1e-6), -1)  # C32
     12310.0
     """
     L, R, n, C = _pos("L", L), _pos("R", R), _pos("n", n), _pos("C", C)
@@ -255,16 +258,16 @@ def sigma2_shuffled(L, R, M, n, N, eps, delta, *, C: float = 1.0) -> float:
             / (n**2 * N**2 * eps**2))
 
 
-def shuffled_participation_floor(R, M, N, delta) -> float:
+def shuffled_participation_floor(R, *, M, N, delta) -> float:
     """Thm 5.1's participation condition: the right side of ``M ≥ 16 ln(18 R M²/(N δ))``."""
     R, M, N, delta = _pos("R", R), _pos("M", M), _pos("N", N), _delta("delta", delta)
     return 16.0 * math.log(18.0 * R * M**2 / (N * delta))
 
 
-def sigma2_experiment(L, R, n, eps, delta) -> float:
+def sigma2_experiment(L, *, R, n, eps, delta) -> float:
     """App. I calibration of the experiments (moments accountant): ``σ² = 8 L² ln(1/δ) R/(n² ε²)``.
 
-    >>> round(sigma2_experiment(1, 35, 1238, 1.0, 1238**-2), 7)  # C35
+    >>> round(sigma2_experiment(1, R=35, n=1238, eps=1.0, delta=1238**-2), 7)  # C35
     0.002602
     """
     L, R, n, eps = _pos("L", L), _pos("R", R), _pos("n", n), _pos("eps", eps)
@@ -272,13 +275,13 @@ def sigma2_experiment(L, R, n, eps, delta) -> float:
     return 8.0 * L**2 * math.log(1.0 / delta) * R / (n**2 * eps**2)
 
 
-def batch_size_experiment(n, eps, R) -> float:
+def batch_size_experiment(n, *, eps, R) -> float:
     """App. I batch size ``K = n√ε/(2√R)`` (C35: 104.63 at n = 1238, ε = 1, R = 35)."""
     n, eps, R = _pos("n", n), _pos("eps", eps), _pos("R", R)
     return n * math.sqrt(eps) / (2.0 * math.sqrt(R))
 
 
-def sigma2_local_sgd(L, R, K, n, eps, delta) -> float:
+def sigma2_local_sgd(L, *, R, K, n, eps, delta) -> float:
     """ISRL-DP Local SGD baseline (App. I): ``σ² = 8 L² R K ln(1/δ)/(ε² n²)`` per local step."""
     L, R, K, n, eps = _pos("L", L), _pos("R", R), _pos("K", K), _pos("n", n), _pos("eps", eps)
     delta = _delta("delta", delta)
@@ -299,16 +302,16 @@ def _budgets(n_i, eps_i, delta_i):
     return n_i, eps_i, delta_i
 
 
-def sigma2_unbalanced(L, R, n_i, eps_i, delta_i) -> np.ndarray:
+def sigma2_unbalanced(L, *, R, n_i, eps_i, delta_i) -> np.ndarray:
     """Alg. 7 (App. H.2): ``σ_i² = 256 L² R ln(2.5R/δ_i) ln(2/δ_i)/(n_i² ε_i²)`` per silo (= 256 L² R ξ_i)."""
     L, R = _pos("L", L), _pos("R", R)
-    return 256.0 * L**2 * R * xi(n_i, eps_i, delta_i, R)
+    return 256.0 * L**2 * R * xi(n_i, eps_i=eps_i, delta_i=delta_i, R=R)
 
 
-def xi(n_i, eps_i, delta_i, R) -> np.ndarray:
+def xi(n_i, *, eps_i, delta_i, R) -> np.ndarray:
     """``ξ_i = (1/(n_i ε_i))² ln(2.5R/δ_i) ln(2/δ_i)`` (App. H.1).
 
-    >>> [f"{x:.4e}" for x in xi([100, 200, 400, 800], 1.0, 1e-6, 100)]  # C27
+    >>> [f"{x:.4e}" for x in xi([100, 200, 400, 800], eps_i=1.0, delta_i=1e-6, R=100)]  # C27
     ['2.8055e-02', '7.0138e-03', '1.7535e-03', '4.3836e-04']
     """
     R = _pos("R", R)
@@ -374,13 +377,13 @@ def unbalanced_privacy_factor(xi_i, values, probs=None) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
-def silo_sampling_factor(N, M) -> float:
+def silo_sampling_factor(N, *, M) -> float:
     """Silo-sampling variance factor ``(N − M)/((N − 1)M)`` (seed 002, Lemma E.3 / Lemma F.1).
 
     For a uniform subset S of size M of N vectors y_i: ``E‖(1/M)Σ_{i∈S} y_i − ȳ‖² = factor·(1/N)Σ‖y_i − ȳ‖²``
     exactly (sampling without replacement; checked by :func:`silo_sampling_variance_exact`). 0 when M = N.
 
-    >>> [round(silo_sampling_factor(N, M), 6) for N, M in [(10, 3), (100, 10), (10, 10), (2, 1)]]  # C22
+    >>> [round(silo_sampling_factor(N, M=M), 6) for N, M in [(10, 3), (100, 10), (10, 10), (2, 1)]]  # C22
     [0.259259, 0.090909, 0.0, 1.0]
     """
     N = check_in_interval("N", N, 1.0, lo_closed=True)
@@ -410,10 +413,10 @@ def silo_sampling_variance_exact(y, M) -> tuple[float, float]:
     check_in_interval("M", M, 0, N, hi_closed=True, why="M <= N silos")
     idx = np.array(list(itertools.combinations(range(N), M)))
     means = yc[idx].mean(axis=1)
-    return float(np.mean(np.sum(means**2, axis=1))), silo_sampling_factor(N, M) * spread
+    return float(np.mean(np.sum(means**2, axis=1))), silo_sampling_factor(N, M=M) * spread
 
 
-def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tuple[float, float, float]:
+def silo_sampling_variance_mc(y, *, M, trials: int = 100_000, seed: int = 0) -> tuple[float, float, float]:
     """Monte-Carlo ``(mean, standard error, predicted)`` of ``‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over random subsets S."""
     yc, spread = _spread(y)
     N = yc.shape[0]
@@ -423,7 +426,7 @@ def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tup
     rng = np.random.default_rng(seed)
     idx = np.argsort(rng.random((trials, N)), axis=1)[:, :M]  # uniform M-subsets
     vals = np.sum(yc[idx].mean(axis=1) ** 2, axis=1)
-    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(trials)), silo_sampling_factor(N, M) * spread
+    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(trials)), silo_sampling_factor(N, M=M) * spread
 
 
 # --------------------------------------------------------------------------------------------------
@@ -431,14 +434,14 @@ def silo_sampling_variance_mc(y, M, trials: int = 100_000, seed: int = 0) -> tup
 # --------------------------------------------------------------------------------------------------
 
 
-def isrl_to_user_level(eps0, delta0, n) -> tuple[float, float]:
+def isrl_to_user_level(eps0, *, delta0, n) -> tuple[float, float]:
     """App. C.2 (group privacy): (ε0, δ0)-ISRL-DP ⇒ ``(nε0, n e^{(n−1)ε0} δ0)``-user-level DP."""
     eps0, delta0 = _pos("eps0", eps0), _delta("delta0", delta0)
     n = check_int("n", n, 1)
     return n * eps0, n * math.exp((n - 1) * eps0) * delta0
 
 
-def user_to_isrl(eps, delta, n) -> tuple[float, float]:
+def user_to_isrl(eps, *, delta, n) -> tuple[float, float]:
     """App. D.3.5: for user-level (ε, δ) with ε ≤ 1 run Alg. 2 at ``(ε0, δ0) = (ε/n, δ/(4n))``.
 
     Then :func:`isrl_to_user_level` gives ``(ε, e^{ε(n−1)/n} δ/4) ≤ (ε, δ)``. C26: (0.01, 2.5e-9) at ε = 1,
@@ -450,25 +453,25 @@ def user_to_isrl(eps, delta, n) -> tuple[float, float]:
     return eps / n, delta / (4.0 * n)
 
 
-def shuffle_amplification_validity(n, N, delta_r) -> float:
+def shuffle_amplification_validity(n, *, N, delta_r) -> float:
     """Thm D.5's largest admissible per-round ε0^r: ``ln(N/(16 ln(2/δ^r)))/n`` (0.37630 at n = 10, N = 1e4, δ = 1e-6)."""
     n, N, delta_r = _pos("n", n), _pos("N", N), _delta("delta_r", delta_r)
     return math.log(N / (16.0 * math.log(2.0 / delta_r))) / n
 
 
-def shuffle_amplification_round(eps0_r, n, N, delta_r, *, delta0_r: float = 0.0) -> tuple[float, float]:
+def shuffle_amplification_round(eps0_r, *, n, N, delta_r, delta0_r: float = 0.0) -> tuple[float, float]:
     """Thm D.5, eq. (21): one shuffled round of (ε0^r, δ0^r)-DP randomizers is (ε^r, δ̃^r)-CDP with
 
     ``ε^r = ln[1 + ((e^{ε0^r} − 1)/(e^{ε0^r} + 1))(8√(e^{nε0^r} ln(4/δ^r))/√N + 8e^{nε0^r}/N)]`` and
     ``δ̃^r = δ^r + 2Nn e^{(n−1)ε0^r} δ0^r``; requires ``ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n``.
 
-    >>> round(shuffle_amplification_round(0.1, 10, 1e4, 1e-6)[0], 6)  # C25
+    >>> round(shuffle_amplification_round(0.1, n=10, N=1e4, delta_r=1e-6)[0], 6)  # C25
     0.025473
     """
     n, N = _pos("n", n), _pos("N", N)
     delta_r = _delta("delta_r", delta_r)
     delta0_r = check_in_interval("delta0_r", delta0_r, 0.0, 1.0, lo_closed=True)
-    hi = shuffle_amplification_validity(n, N, delta_r)
+    hi = shuffle_amplification_validity(n, N=N, delta_r=delta_r)
     if hi <= 0:
         raise ValueError(f"N must exceed 16 ln(2/delta_r) = {16 * math.log(2 / delta_r):g} for Thm D.5, got N = {N:g}")
     eps0_r = check_in_interval("eps0_r", eps0_r, 0.0, hi, hi_closed=True,
@@ -479,10 +482,10 @@ def shuffle_amplification_round(eps0_r, n, N, delta_r, *, delta0_r: float = 0.0)
     return eps, delta_r + 2.0 * N * n * math.exp((n - 1) * eps0_r) * delta0_r
 
 
-def clone_lemma_epsilon(p, N, delta) -> float:
+def clone_lemma_epsilon(p, *, N, delta) -> float:
     """Lemma D.10: ``ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN))`` for ``p ∈ [16 ln(2/δ)/N, 1]``.
 
-    >>> round(clone_lemma_epsilon(1.0, 1e4, 1e-6), 5), round(clone_lemma_epsilon(0.5, 1e4, 1e-6), 5)  # C25
+    >>> round(clone_lemma_epsilon(1.0, N=1e4, delta=1e-6), 5), round(clone_lemma_epsilon(0.5, N=1e4, delta=1e-6), 5)  # C25
     (0.2721, 0.36653)
     """
     N, delta = _pos("N", N), _delta("delta", delta)
@@ -519,7 +522,7 @@ class Schedule:
     source: str = ""
 
 
-def noisy_mbsgd_convex_schedule(L, D, beta, M, n, d, eps0) -> Schedule:
+def noisy_mbsgd_convex_schedule(L, *, D, beta, M, n, d, eps0) -> Schedule:
     """Thm D.1, β-smooth convex: ``R = (βD√M/L)·min{√n, ε0n/√d} + min{nM, ε0²n²M/d}``,
     ``η = min(1/β, (D/(L√R))·min{1, ε0n√M/√(Rd), √(nM/R)})``, ``γ_r = 1/R``.
 
@@ -540,7 +543,7 @@ def explicit_convex_bound(*, L, D, R, eta, n, M, d, sigma2) -> float:
     return 2 * L**2 * R * eta / (n * M) + D**2 / (2 * eta * R) + eta / 2 * (d * sigma2 / M + L**2)
 
 
-def noisy_mbsgd_sc_schedule(L, D, beta, mu, M, n, d, eps0, delta0, *, sigma2=None) -> Schedule:
+def noisy_mbsgd_sc_schedule(L, *, D, beta, mu, M, n, d, eps0, delta0, sigma2=None) -> Schedule:
     """Thm D.1, μ-strongly convex: ``R = max(2κ ln(βD²μMε0²n²/(dL²)), min{Mn, Mε0²n²/d})`` and Stich's
     constant step (Lemma D.5, a = μ, g = 2β, c = dσ²/M + L², r0 = D²):
     ``η = min{1/(2β), ln(max{2, μ²D²R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}``, r = 0..⌈R⌉−1.
@@ -553,7 +556,7 @@ def noisy_mbsgd_sc_schedule(L, D, beta, mu, M, n, d, eps0, delta0, *, sigma2=Non
     kappa = beta / mu
     R = max(2.0 * kappa * math.log(beta * D**2 * mu * M * eps0**2 * n**2 / (d * L**2)),
             min(M * n, M * eps0**2 * n**2 / d))
-    s2 = sigma2_noisy_mbsgd(L, R, n, eps0, delta0) if sigma2 is None else check_in_interval(
+    s2 = sigma2_noisy_mbsgd(L, R=R, n=n, eps0=eps0, delta0=delta0) if sigma2 is None else check_in_interval(
         "sigma2", sigma2, 0.0, lo_closed=True)
     sch = stich_schedule(R=R, mu=mu, beta=beta, c=d * s2 / M + L**2, r0=D**2)
     return Schedule(R, sch.eta, sch.weights, "Thm D.1 (strongly convex) + Lemma D.5")
@@ -577,23 +580,23 @@ def stich_schedule(*, R, mu, beta, c, r0) -> Schedule:
     return Schedule(R, eta, w / w.sum(), f"Lemma D.5 (Stich) at R = {R:g}, c = {c:.4g}, r0 = {r0:.4g}")
 
 
-def moreau_beta_convex(L, D, M, n, d, eps0) -> float:
+def moreau_beta_convex(L, *, D, M, n, d, eps0) -> float:
     """Smoothing parameter for non-smooth convex f (Thm D.2): ``β = (L√M/D)·min{√n, ε0n/√d}`` (C17: 316.23 at P1)."""
     L, D, M, n, d, eps0 = (_pos(k, v) for k, v in dict(L=L, D=D, M=M, n=n, d=d, eps0=eps0).items())
     return L * math.sqrt(M) / D * min(math.sqrt(n), eps0 * n / math.sqrt(d))
 
 
-def moreau_beta_sc(mu, M, n, d, eps0, delta0) -> float:
+def moreau_beta_sc(mu, *, M, n, d, eps0, delta0) -> float:
     """Smoothing parameter for non-smooth μ-SC f (Thm D.2): ``β = μM/(1/n + d ln(1/δ0)/(ε0²n²))``."""
     mu, M, n, d, eps0 = (_pos(k, v) for k, v in dict(mu=mu, M=M, n=n, d=d, eps0=eps0).items())
     delta0 = _delta("delta0", delta0)
     return mu * M / (1.0 / n + d * math.log(1.0 / delta0) / (eps0**2 * n**2))
 
 
-def onepass_batch_convex(L, beta, D, n, d, eps0, delta0, M) -> float:
+def onepass_batch_convex(L, *, beta, D, n, d, eps0, delta0, M) -> float:
     """Thm 3.1/E.1 convex: ``K = (L/(βD))^{2/5} n^{3/5} (d ln(1/δ0))^{1/5}/(ε0^{2/5} M^{1/5})``, R = n/K.
 
-    >>> round(onepass_batch_convex(1, 1, 1, 1000, 100, 1.0, 1e-6, 100), 2)  # C19
+    >>> round(onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=1e-6, M=100), 2)  # C19
     106.68
     """
     L, beta, D, n, d, eps0, M = (_pos(k, v) for k, v in
@@ -603,10 +606,10 @@ def onepass_batch_convex(L, beta, D, n, d, eps0, delta0, M) -> float:
             / (eps0**0.4 * M**0.2))
 
 
-def onepass_batch_sc(n, kappa, mu, Delta, eps0, M, L, d, delta0, phi) -> float:
+def onepass_batch_sc(n, *, kappa, mu, Delta, eps0, M, L, d, delta0, phi) -> float:
     """Thm 3.1/E.1 μ-SC: ``K = n/(√κ ln(μΔ·min{ε0²n²M/(L²d ln(1/δ0)), nM/φ²}))``, R = n/K.
 
-    >>> round(onepass_batch_sc(1e4, 100, 1, 1, 1.0, 10, 1, 10, 1e-6, 1), 3)  # C20
+    >>> round(onepass_batch_sc(1e4, kappa=100, mu=1, Delta=1, eps0=1.0, M=10, L=1, d=10, delta0=1e-6, phi=1), 3)  # C20
     86.859
     """
     n, kappa, mu, Delta, eps0, M, L, d, phi = (_pos(k, v) for k, v in dict(
@@ -626,7 +629,7 @@ class Stage:
     nu: float
 
 
-def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> list[Stage]:
+def multi_stage_schedule(beta, *, mu, V, Delta, U, nu_form: str = "corrected") -> list[Stage]:
     """Multi-stage AC-SA (App. E.1, after Ghadimi & Lan 2013): ``U`` stages,
     ``R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ·2^{−(k+1)})}⌉``, and ``ν_k = max{2β, √(X_k)}`` with
 
@@ -637,7 +640,7 @@ def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> l
 
     Stage k then runs :func:`acsa_steps` ``(R_k, ν_k)`` from q_{k−1} (q_0 = w_0, digest §8 #18).
 
-    >>> [s.R for s in multi_stage_schedule(10, 1, 1, 1, 5)]  # C21
+    >>> [s.R for s in multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)]  # C21
     [171, 342, 683, 1366, 2731]
     """
     beta, mu, V, Delta = _pos("beta", beta), _pos("mu", mu), _pos("V", V), _pos("Delta", Delta)
@@ -654,7 +657,7 @@ def multi_stage_schedule(beta, mu, V, Delta, U, nu_form: str = "corrected") -> l
     return stages
 
 
-def acsa_steps(R, nu) -> tuple[np.ndarray, np.ndarray]:
+def acsa_steps(R, *, nu) -> tuple[np.ndarray, np.ndarray]:
     """AC-SA weights of one stage: ``α_r = 2/(r+1)``, ``η_r = 4ν/(r(r+1))``, r = 1..R (App. E.1)."""
     R = check_int("R", R, 1)
     nu = _pos("nu", nu)
@@ -699,7 +702,7 @@ class SpendResult(EpsilonResult):
                 f"{self.sampling}; {self.neighbouring}; {kind})")
 
 
-def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pld",
+def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "pld",
                          discretization: float = PLD_DISCRETIZATION) -> SpendResult:
     """The ε (at δ0) that an accountant certifies for Alg. 2 run with Thm D.1's σ² (:func:`sigma2_noisy_mbsgd`).
 
@@ -721,7 +724,7 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
       with-replacement model); certified for that relation only.
     * ``"advanced"``: the paper's own total: Dwork–Roth Thm 3.20 on the per-round (ε̃, δ̃) with slack δ0/2.
 
-    >>> spent_by_calibration(1, 1000, 1000, 1.0, 1e-6, accountant="advanced").ratio  # doctest: +ELLIPSIS
+    >>> spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=1e-6, accountant="advanced").ratio  # doctest: +ELLIPSIS
     0.5086...
     """
     if accountant not in SPEND_ACCOUNTANTS:
@@ -730,9 +733,9 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     R = check_int("R", R, 1)
     n = check_int("n", n, 1)
     delta0 = _delta("delta0", delta0)
-    sigma2 = sigma2_noisy_mbsgd(L, R, n, eps0, delta0)  # validates eps0
+    sigma2 = sigma2_noisy_mbsgd(L, R=R, n=n, eps0=eps0, delta0=delta0)  # validates eps0
     eps0 = float(eps0)
-    kmin = min_batch_size(eps0, n, R, delta0)
+    kmin = min_batch_size(eps0, n=n, R=R, delta0=delta0)
     if kmin > n:
         raise ValueError(f"K_min = eps0 n/(4 sqrt(2R ln(2/delta0))) = {kmin:.6g} exceeds n = {n}: "
                          f"no admissible batch size (increase R)")
@@ -748,7 +751,7 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     sampling, neighbouring, certified = _SPEND_MODELS[accountant]
     settings = dict(L=L, R=R, n=n, K=K, sigma2=sigma2, noise_multiplier=z, q=q)
     if accountant == "advanced":
-        eps = calibration_chain(L, R, n, K, eps0, delta0).eps_total
+        eps = calibration_chain(L, R=R, n=n, K=K, eps0=eps0, delta0=delta0).eps_total
     else:
         dpa = dp_accounting_module()
         rel = dpa.NeighboringRelation
@@ -771,7 +774,7 @@ def spent_by_calibration(L, R, n, eps0, delta0, *, K=None, accountant: str = "pl
     return SpendResult(float(eps), accountant, sampling, neighbouring, certified, eps0=eps0, delta=delta0, settings=settings)
 
 
-def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
+def spent_by_onepass(eps0, *, delta0, method: str = "gdp") -> SpendResult:
     """The ε (at δ0) of the one-pass calibration :func:`sigma2_onepass` (Thm 3.1/E.1).
 
     Each record enters exactly one round's batch (disjoint batches), so a silo's transcript under replace-one is
@@ -781,7 +784,7 @@ def spent_by_onepass(eps0, delta0, method: str = "gdp") -> SpendResult:
     ρ = μ²/2: C4's 0.50046 ε0); ``"zcdp_optimal"`` the Balle et al. conversion.
     """
     delta0 = _delta("delta0", delta0)
-    sigma2_onepass(1.0, 1.0, eps0, delta0)  # validates eps0 <= 8 ln(1/delta0)
+    sigma2_onepass(1.0, K=1.0, eps0=eps0, delta0=delta0)  # validates eps0 <= 8 ln(1/delta0)
     eps0 = float(eps0)
     mu = eps0 / math.sqrt(8.0 * math.log(1.25 / delta0))
     rel, sampling = Neighbouring.REPLACE_ONE, Sampling.DISJOINT_BATCHES

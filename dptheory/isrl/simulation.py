@@ -356,7 +356,7 @@ def multistage_accelerated(problem, *, N: int, n: int, K: int, sigma2: float, st
     r"""Multi-stage Algorithm 1 (App. E.1): stage ``k`` runs ``R_k`` rounds with ``α_r = 2/(r+1)``, ``η_r =
     4ν_k/(r(r+1))`` from ``q_{k−1}`` (``q_0 = w_0``, digest §8.18) and returns ``q_k = w^ag``; ``stages``: :class:`~dptheory.isrl.calibration.Stage` objects
     (:func:`~dptheory.isrl.calibration.multi_stage_schedule`) or ``(R_k, ν_k)`` pairs. One-pass: every round uses a fresh disjoint batch, ``Σ R_k ≤ n/K``."""
-    st = [acsa_steps(*((s.R, s.nu) if isinstance(s, Stage) else s)) for s in stages]
+    st = [acsa_steps(R, nu=nu) for R, nu in ((s.R, s.nu) if isinstance(s, Stage) else s for s in stages)]
     return _accelerated(problem, st, N=N, n=n, K=K, sigma2=sigma2, mu=mu, lam=0.0, one_pass=one_pass, M=M,
                         M_pmf=M_pmf, seeds=seeds, seed=seed, w0=w0, backend=backend,
                         name=f"multi-stage accelerated MB-SGD (App. E.1, {len(st)} stages)")
@@ -494,7 +494,7 @@ def quadratic_expected_excess(problem: SCQuadratic, *, N: int, n: int, K: int, s
     d, s2, v2 = problem.d, problem.s**2, problem.v2
     e0 = (np.zeros(d) if w0 is None else np.asarray(w0, float)) - problem.theta_bar
     A0, a = _A_coefficients(schedule)
-    per_round = (silo_sampling_factor(N, M_h) * (v2 + s2 * (N - 1) / (n * N))
+    per_round = (silo_sampling_factor(N, M=M_h) * (v2 + s2 * (N - 1) / (n * N))
                  + s2 * (1.0 - 1.0 / n) / (K * M_h) + d * sigma2 / M_h)
     return 0.5 * (A0**2 * float(e0 @ e0) + (1.0 - A0) ** 2 * s2 / (n * N) + float(np.sum(a * a)) * per_round)
 
