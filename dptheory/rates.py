@@ -10,6 +10,13 @@ against the exact ``F∞`` of :func:`dptheory.F_inf`:
 >>> print(r)
 F_inf = O(G**2*eta**2*trace_H*log(1/nu)**2/rho)  [0 < nu <= eta*mu; eta <= c/Tr H; Gaussian inputs]
 
+A :class:`Rate` is a :class:`dptheory.symbolic.SymbolicRate`, the machinery it shares with seed 002's registry:
+its log-log slope in one symbol is exact, or taken at a point (Table 4's FTRL/SGD ratio for ``λ_k = 1/k``
+falls like ``d^{-0.67}``, not ``d^{-1}``, at ``d = 100``, ``η = 0.01``):
+
+>>> r.slope("eta"), round(rates.table4()["inverse"]["ratio"].slope("d", eta=0.01, d=100), 4)
+(2, -0.6743)
+
 The rows follow the digest of the paper (``notes/004.md`` §6), which reconstructs the OCR-garbled log
 arguments of Table 4. Nothing numeric is computed here: the exact values live in
 :mod:`dptheory.suboptimality` and :mod:`dptheory.correlations`, and the orders are only checked against them
@@ -20,13 +27,13 @@ All symbols are positive (``positive=True``); ``trace_H`` is ``Tr H``, ``d_eff =
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
-from ._validation import check_in_interval, check_positive_int, check_real_values, check_variant
+from ._validation import check_in_interval, check_positive_int, check_variant
+from .symbolic import SymbolicRate, SymbolTable, log, numeric
 
 __all__ = [
     "eta",
@@ -62,25 +69,14 @@ mu = sp.Symbol("mu", positive=True)  #: λ_min(H)
 G = sp.Symbol("G", positive=True)  #: clip norm
 
 #: Every symbol a :class:`Rate` may contain, by name (the keyword names of :meth:`Rate.evaluate`).
-SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in (eta, rho, d, d_eff, nu, T, a, trace_H, mu, G)}
+SYMBOLS = SymbolTable(eta, rho, d, d_eff, nu, T, a, trace_H, mu, G, noun="symbol")
 
 #: Kinds of bound: matching upper and lower (``Theta``), upper only (``O``), lower only (``Omega``).
 BOUNDS = ("Theta", "O", "Omega")
 
 
-
-def _log(x) -> sp.Expr:
-    """``log(x)`` kept as printed in the paper (sympy would rewrite ``log(1/x)`` as ``-log(x)``)."""
-    return sp.log(x, evaluate=False)
-
-
-@functools.lru_cache(maxsize=None)
-def _lambdified(expr: sp.Expr, names: tuple[str, ...]):
-    return sp.lambdify([SYMBOLS[n] for n in names], expr, modules="numpy")
-
-
 @dataclass(frozen=True)
-class Rate:
+class Rate(SymbolicRate):
     r"""One cell of a rate table of seed 004: ``quantity = bound(expr)`` under ``conditions``.
 
     Attributes
@@ -102,22 +98,12 @@ class Rate:
     conditions: str
     source: str
 
+    SYMBOLS = SYMBOLS
+
     def __post_init__(self):
         if self.bound not in BOUNDS:
             raise ValueError(f"bound must be one of {BOUNDS}, got {self.bound!r}")
-        try:
-            expr = sp.sympify(self.expr)
-        except (sp.SympifyError, TypeError, SyntaxError):
-            raise ValueError(f"expr must be a sympy expression, got {self.expr!r:.80}") from None
-        unknown = sorted(s.name for s in expr.free_symbols if s not in SYMBOLS.values())
-        if unknown:
-            raise ValueError(f"expr may only contain the symbols {sorted(SYMBOLS)}, got {unknown}")
-        object.__setattr__(self, "expr", expr)
-
-    @property
-    def symbols(self) -> tuple[str, ...]:
-        """Names of the free symbols of :attr:`expr`, sorted: the values :meth:`evaluate` needs."""
-        return tuple(sorted(s.name for s in self.expr.free_symbols))
+        object.__setattr__(self, "expr", SYMBOLS.expression(self.expr))
 
     def evaluate(self, **values):
         r"""The expression at the given values (constants dropped, so only ratios and slopes are meaningful).
@@ -130,18 +116,12 @@ class Rate:
         when the expression is negative or undefined there (outside its conditions, e.g. ``a > 1`` in a row
         that needs ``a < 1``; the conditions are not otherwise checked). Divergent quantities give ``inf``.
         """
-        unknown = sorted(set(values) - set(SYMBOLS))
-        if unknown:
-            raise ValueError(f"unknown symbol name(s) {unknown}; the symbols are {sorted(SYMBOLS)}")
-        names = self.symbols
-        missing = [n for n in names if n not in values]
+        point = SYMBOLS.numbers(values, arrays=True)
+        missing = [n for n in self.symbols if n not in values]
         if missing:
             raise ValueError(f"missing value(s) for {missing} to evaluate {self}")
-        arrays = {}
-        for n, value in values.items():
-            arrays[n] = check_real_values(n, value, 0.0, why="positive and finite")
-        out = np.asarray(_lambdified(self.expr, names)(*(arrays[n] for n in names)), dtype=float)
-        out = np.broadcast_to(out, np.broadcast_shapes(out.shape, *(v.shape for v in arrays.values())))
+        out = np.asarray(numeric(self.expr, point), dtype=float)
+        out = np.broadcast_to(out, np.broadcast_shapes(out.shape, *(v.shape for v in point.values())))
         if np.any(np.isnan(out) | (out < 0)):
             raise ValueError(
                 f"{self} is negative or undefined at {values}: outside its conditions ({self.conditions})"
@@ -169,7 +149,7 @@ def table1() -> dict[str, dict[str, Rate]]:
     """
     src = "seed 004, Table 1; Thm 2.2"
     base = "G = 1, lambda_max(H) = 1; eta <= c/Tr H; Gaussian inputs"
-    log2 = _log(1 / (eta * mu)) ** 2
+    log2 = log(1 / (eta * mu)) ** 2
     rows = {  # row: (F_inf, its bound, ratio with the lower bound, its bound, conditions, extra source)
         "Lower bound": (
             eta**2 * d_eff / rho, "Omega", sp.Integer(1), "Theta", "all beta with ||beta||_1 < inf", "; Thm C.18"
@@ -206,12 +186,12 @@ def table2() -> dict[str, dict[str, Rate]]:
     lti = "linear regression, Gaussian inputs; eta <= c/Tr H"
     rows = {
         "Optimal-CC": [
-            ("sensitivity^2", _log(T), "Theta", "nu = 0 in eq. (7); T steps", ""),
+            ("sensitivity^2", log(T), "Theta", "nu = 0 in eq. (7); T steps", ""),
             ("F_inf", sp.oo, "Theta", f"gamma_inf = oo; {lti}", ""),
         ],
         "nu-Noisy-FTRL": [
-            ("sensitivity^2", _log(1 / nu), "Theta", "0 < nu <= eta*mu; limit T -> oo", "; eq. (5)"),
-            ("F_inf", eta**2 * G**2 * trace_H * _log(1 / nu) ** 2 / rho, "O",
+            ("sensitivity^2", log(1 / nu), "Theta", "0 < nu <= eta*mu; limit T -> oo", "; eq. (5)"),
+            ("F_inf", eta**2 * G**2 * trace_H * log(1 / nu) ** 2 / rho, "O",
              "0 < nu <= eta*mu; eta <= c/Tr H; Gaussian inputs", "; Thm 2.2"),
         ],
         "anti-PGD": [
@@ -268,14 +248,14 @@ def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
     constant ``a/(a−1) ≥ ζ(a)`` that the row's FTRL column carries.
     """
     check_variant(variant)
-    ell = _log(d / eta)
+    ell = log(d / eta)
     c_gt1 = a / (a - 1)
     rows = {
-        "constant": (d, eta**2 * d * _log(1 / eta) ** 2 / rho, eta * _log(1 / eta) ** 2),
+        "constant": (d, eta**2 * d * log(1 / eta) ** 2 / rho, eta * log(1 / eta) ** 2),
         "inverse_sqrt": (sp.sqrt(d), eta**2 * sp.sqrt(d) * ell**2 / rho, eta * ell**2 / sp.sqrt(d)),
         "power_lt1": (d ** (1 - a) / (1 - a), eta**2 * d ** (1 - a) * ell**2 / ((1 - a) * rho),
                       eta * ell**2 / ((1 - a) * d**a)),
-        "inverse": (_log(d), eta**2 * ell**3 / rho, eta * ell**3 / d),
+        "inverse": (log(d), eta**2 * ell**3 / rho, eta * ell**3 / d),
         "inverse_square": (sp.Integer(1), eta**2 * ell**2 / rho,
                            eta * ell ** (3 if variant == "paper" else 2) / d),
         "power_gt1": (c_gt1, c_gt1 * eta**2 * ell**2 / rho, c_gt1 * eta * ell**2 / d),

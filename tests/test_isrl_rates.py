@@ -13,6 +13,7 @@ import time
 import pytest
 import sympy as sp
 
+from dptheory.hypotheses import ConditionError, TheoremCheck
 from dptheory.isrl import registry as ir
 from dptheory.isrl.registry import (D, L, M, N, beta, d, delta, delta0, eps, eps0, kappa, mu, n, phi)
 
@@ -288,6 +289,22 @@ def test_evaluation_outside_the_regime_returns_value_and_violated_condition():
     assert ir.rounds("sdp_iid_cvx").evaluate(n=10, N=10, M=10, d=10, eps=5, delta=0.5, beta=1, D=1, L=1).violated
 
 
+def test_conditions_at_a_point_are_the_shared_theorem_check():
+    """The conditions of a rate at a point are :class:`dptheory.hypotheses.TheoremCheck` (the type of seed 001's
+    theorems): each relation with both sides' values, the assumptions in words unchecked, ``require()`` raising."""
+    v = ir.rate("isrl_iid_cvx_lo").evaluate(**dict(P1, M=50, eps0=20), C=1)
+    assert isinstance(v.hypotheses, TheoremCheck) and v.hypotheses.theorem == "Thm 2.2 (D.3)"
+    assert [c.label for c in v.hypotheses.failed] == ["eps0 in (0, sqrt(N)]", "M = N"]
+    m_eq_n = v.hypotheses["M = N"]
+    assert (m_eq_n.lhs, m_eq_n.op, m_eq_n.rhs, m_eq_n.slack) == (50.0, "==", 100.0, -0.5)
+    assert len(v.hypotheses.unchecked) == 2 and all(isinstance(u, str) for u in v.hypotheses.unchecked)
+    with pytest.raises(ConditionError, match="M = N"):
+        v.hypotheses.require()
+    check = ir.rate("isrl_iid_cvx_up").check(**P1)
+    assert check.holds and check == ir.rate("isrl_iid_cvx_up").evaluate(**P1).hypotheses
+    assert not ir.rate("isrl_iid_cvx_up").check(eps0=30, delta0=1e-6).holds  # a point needs only the condition's symbols
+
+
 def test_bad_input_names_the_parameter():
     r = ir.rate("isrl_iid_cvx_up")
     with pytest.raises(ValueError, match=r"n must lie in \(0, inf\)"):
@@ -316,6 +333,8 @@ def test_bad_input_names_the_parameter():
         ir.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="M", logs="none", n=1000, d=100, eps0=1, L=1, D=1)
     with pytest.raises(ValueError, match="appears in neither"):
         ir.crossover("isrl_iid_cvx_up", solve_for="kappa")
+    with pytest.raises(ValueError, match="no closed-form solution"):  # d under ln(d/delta): numeric only
+        ir.crossover("sdp_noniid_cvx_up")
 
 
 # -- corrections and the printed forms --------------------------------------------------------------------------

@@ -15,11 +15,12 @@ import dptheory as dpt
 from dptheory.accounting import (
     Neighbouring, calibrate_sigma, exact_epsilon, exact_minimal_T, gdp_epsilon, replace_one_sensitivity,
 )
+from dptheory.hypotheses import ConditionError
 from dptheory.proactive import closed_form as cf
 from dptheory.proactive.__main__ import main as cli
 from dptheory.proactive.calculators import phase_calculator, phase_parameters
 from dptheory.proactive.tables import BUDGET_TABLES, CALCULATOR_TABLES
-from dptheory.proactive.theorems import ConditionError, lemmaB3_bound, log_mgf_exact, thm31_check, thmB2_min_eps, thmB4_check
+from dptheory.proactive.theorems import lemmaB3_bound, log_mgf_exact, thm31_check, thmB2_min_eps, thmB4_check
 
 P = dpt.proactive
 TABLE9 = dict(sigma=19.29962, N=10_000, k=5)

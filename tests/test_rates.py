@@ -118,6 +118,25 @@ def test_evaluate_names_missing_unknown_and_invalid_symbols():
         table4()["power_lt1"]["ratio"].evaluate(eta=0.01, d=100, a=2.0)
 
 
+def test_slope_is_the_exact_log_log_slope_of_the_expression():
+    """A Rate's slope (the machinery shared with seed 002, :mod:`dptheory.symbolic`) is d ln f/d ln x of its
+    expression: the exponent of a power law (η² in ν-Noisy-FTRL's F∞, η^{3/2} for damped anti-PGD, Table 2),
+    −1 + 3/log(d/η) for Table 4's 1/k ratio (η/d)log³(d/η), and at a point what a fit of ``evaluate`` gives
+    (central difference over d = 99..101: error ~1e-7; tolerance 1e-5)."""
+    t2 = table2()
+    assert t2["nu-Noisy-FTRL"]["F_inf"].slope("eta") == 2
+    assert t2["damped anti-PGD"]["F_inf"].slope(rates.eta) == sp.Rational(3, 2)
+    assert t2["anti-PGD"]["sensitivity^2"].slope("T") == 1 and t2["anti-PGD"]["F_inf"].slope("T") == 0
+    r = table4()["inverse"]["ratio"]
+    assert sp.simplify(r.slope("d") - (-1 + 3 / sp.log(rates.d / rates.eta))) == 0
+    ds = np.array([99.0, 101.0])
+    assert r.slope("d", eta=0.01, d=100) == pytest.approx(slope(ds, r.evaluate(eta=0.01, d=ds)), abs=1e-5)
+    with pytest.raises(ValueError, match="var must be one of the symbols"):
+        r.slope("Tr_H")
+    with pytest.raises(ValueError, match=r"missing value\(s\) for \['eta'\]"):
+        r.slope("d", d=100)
+
+
 @pytest.mark.parametrize("kind", list(rates.TABLE4_SPECTRA))
 def test_spectrum_is_normalised_and_decays_as_the_table_row_says(kind):
     a = T4_EXPONENT.get(kind)

@@ -18,6 +18,7 @@ import sympy as sp
 
 from dptheory.claims import Claim, atomic_write, save_figure
 from dptheory.isrl import registry as ir
+from dptheory.symbolic import elasticity
 
 PAPER = "seed 002"
 #: digest 002 §6 reference points (L = D = mu = phi = beta = 1, M = N)
@@ -258,7 +259,7 @@ def elasticity_table(table=None) -> tuple[list[str], list[str], np.ndarray, list
             line_v, line_t = [], []
             for var in ELASTICITY_VARS:
                 name = ("eps" if row.problem.startswith("SDP") else "eps0") if "|" in var else var
-                s = ir._elasticity(e, ir.SYMBOLS[name])
+                s = elasticity(e, ir.SYMBOLS[name])
                 line_v.append(float(s))
                 line_t.append(str(s))
             vals.append(line_v)

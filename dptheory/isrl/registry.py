@@ -21,7 +21,10 @@ Conventions (digest 002 §2, §4):
   ``variant="paper"`` keeps the printed form where it differs;
 * each lower bound's ``LD·min{1, x}`` keeps the ``min``: :meth:`Rate.evaluate` uses it, while the symbolic
   slopes and :func:`crossover` work on the non-trivial branch ``x`` (footnote 8: beyond it any ``w0`` is
-  optimal).
+  optimal);
+* a theorem's conditions are sympy relations (checked at a point) or assumptions in words:
+  :meth:`Rate.check` and :attr:`RateValue.hypotheses` return them as a :class:`dptheory.hypotheses.TheoremCheck`.
+  Symbols, evaluation and slopes are the shared machinery of :mod:`dptheory.symbolic`.
 
 >>> from dptheory import isrl   # the registry is re-exported by dptheory.isrl
 >>> r = isrl.rate("isrl_iid_cvx_up", logs="none")
@@ -35,7 +38,7 @@ D*L*sqrt(d)/(sqrt(M)*eps0*n)
 >>> isrl.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none")   # privacy for free below
 eps0**2*n
 >>> isrl.rate("isrl_iid_cvx_up").evaluate(n=1000, M=100, N=100, d=100, eps0=30, delta0=1e-6, L=1, D=1).violated
-('Thm 2.1 (D.1, D.2): eps0 <= 2*log(2/delta0) [eps0 = 30 > 2*log(2/delta0) = 29.0173]',)
+('Thm 2.1 (D.1, D.2): FAIL eps0 <= 2*log(2/delta0): 30 <= 29.0173 (slack -3.276%)',)
 """
 
 from __future__ import annotations
@@ -50,7 +53,9 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from .._validation import check_in_interval, check_variant
+from .._validation import check_variant
+from ..hypotheses import TheoremCheck
+from ..symbolic import SymbolicRate, SymbolTable, branch, check_hypotheses, log, numeric
 
 __all__ = [
     "SYMBOLS", "LOGS",
@@ -87,10 +92,8 @@ xi_max = sp.Symbol("xi_max", positive=True)  #: ξ_max of App. H.1
 n_min = sp.Symbol("n_min", positive=True)  #: min_i n_i
 
 #: Every symbol by name: the keyword names of ``evaluate``, ``slope``, ``substitute`` and ``crossover``.
-SYMBOLS: dict[str, sp.Symbol] = {
-    s.name: s
-    for s in (n, N, M, d, eps0, delta0, eps, delta, L, D, mu, beta, kappa, phi, v, R, K, C, Delta, Mp, Xi, xi_max, n_min)
-}
+SYMBOLS = SymbolTable(n, N, M, d, eps0, delta0, eps, delta, L, D, mu, beta, kappa, phi, v, R, K, C, Delta, Mp, Xi,
+                      xi_max, n_min, noun="parameter")
 
 #: ``logs=`` values: the log factors as printed in the theorem, or none (Fig. 3).
 LOGS = ("paper", "none")
@@ -119,72 +122,14 @@ def _check_logs(logs: str) -> str:
     return logs
 
 
-def _symbol(var) -> sp.Symbol:
-    if isinstance(var, sp.Symbol) and var.name in SYMBOLS and SYMBOLS[var.name] == var:
-        return var
-    if isinstance(var, str) and var in SYMBOLS:
-        return SYMBOLS[var]
-    raise ValueError(f"var must be one of the symbols {sorted(SYMBOLS)}, got {var!r}")
-
-
-def _check_values(values: Mapping, allow_expr: bool = False) -> dict[sp.Symbol, object]:
-    """Names -> symbols; numbers must be positive and finite (sympy expressions pass if ``allow_expr``)."""
-    unknown = sorted(set(values) - set(SYMBOLS))
-    if unknown:
-        raise ValueError(f"unknown parameter name(s) {unknown}; the parameters are {sorted(SYMBOLS)}")
-    out = {}
-    for name, value in values.items():
-        if allow_expr and isinstance(value, sp.Basic) and value.free_symbols:
-            out[SYMBOLS[name]] = value
-            continue
-        if isinstance(value, bool):
-            raise ValueError(f"{name} must be a positive real number (valid range (0, inf)), got {value!r}")
-        x = check_in_interval(name, value, 0.0, why="every parameter of seed 002 is positive")
-        out[SYMBOLS[name]] = sp.sympify(value) if allow_expr else x  # substitute keeps 1 and 1/2 exact
-    return out
-
-
-def _branch(expr: sp.Expr, values: Mapping | None = None) -> sp.Expr:
-    """Resolve ``Min``/``Max``: at ``values`` the active argument; without values, ``Min(1, x) -> x`` (the
-    non-trivial branch of ``LD·min{1, x}``) and other ``Min``/``Max`` are kept."""
-
-    def pick(fn, *args):
-        if values is None:
-            if fn is sp.Min:
-                rest = [a for a in args if a != 1]
-                return rest[0] if len(rest) == 1 else fn(*args)
-            return fn(*args)
-        vals = [float(sp.sympify(a).subs(values)) for a in args]
-        return args[int(np.argmin(vals) if fn is sp.Min else np.argmax(vals))]
-
-    expr = sp.sympify(expr)
-    expr = expr.replace(sp.Min, lambda *a: pick(sp.Min, *a))
-    return expr.replace(sp.Max, lambda *a: pick(sp.Max, *a))
-
-
-@functools.lru_cache(maxsize=None)
-def _lambdified(expr: sp.Expr, names: tuple[str, ...]):
-    return sp.lambdify([SYMBOLS[s] for s in names], expr, modules="math")
-
-
 def _num(expr: sp.Expr, values: Mapping[sp.Symbol, float]) -> float:
-    names = tuple(sorted(s.name for s in expr.free_symbols))
+    """``expr`` at ``values`` as a float (scalar ``math`` functions): ``nan`` outside their domain, ``inf`` on overflow."""
     try:
-        return float(_lambdified(expr, names)(*(values[SYMBOLS[s]] for s in names)))
+        return float(numeric(expr, values, modules="math"))
     except (ValueError, ZeroDivisionError, TypeError):
         return math.nan
     except OverflowError:
         return math.inf
-
-
-def _elasticity(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    """``d ln f / d ln x``, simplified (a Rational for a monomial)."""
-    if x not in expr.free_symbols:
-        return sp.Integer(0)
-    if expr.is_Mul or expr.is_Pow or expr.is_Symbol:
-        out = sp.expand_log(sp.log(expr), force=True).diff(x) * x
-        return sp.simplify(out)
-    return sp.simplify(sp.diff(expr, x) * x / expr)
 
 
 def _fmt_num(x: float) -> str:
@@ -196,26 +141,35 @@ def _fmt_num(x: float) -> str:
 class RateValue:
     r"""A rate (or round count) evaluated at one point.
 
-    ``value`` is the sum of the terms (``float(rv)`` gives it); ``terms`` their values; ``violated`` the
-    conditions of the theorem that fail at the point (a value outside the theorem's regime is returned, never
-    silently); ``unchecked`` the conditions that could not be checked (an assumption in words, or a
-    relation whose symbols were not given).
+    ``value`` is the sum of the terms (``float(rv)`` gives it); ``terms`` their values; ``hypotheses`` the
+    theorem's conditions at the point (a :class:`~dptheory.hypotheses.TheoremCheck`: a value outside the
+    theorem's regime is returned, never silently, and ``rv.hypotheses.require()`` raises there).
     """
 
     key: str
     value: float
     terms: Mapping[str, float]
-    violated: tuple[str, ...]
-    unchecked: tuple[str, ...]
+    hypotheses: TheoremCheck = field(repr=False)
     params: Mapping[str, float] = field(repr=False)
 
     def __float__(self) -> float:
         return self.value
 
     @property
+    def violated(self) -> tuple[str, ...]:
+        """Each condition of the theorem that fails at the point, with both sides' values."""
+        return tuple(f"{self.hypotheses.theorem}: {c}" for c in self.hypotheses.failed)
+
+    @property
+    def unchecked(self) -> tuple[str, ...]:
+        """The conditions that could not be checked (an assumption in words, or a relation whose symbols
+        were not given)."""
+        return self.hypotheses.unchecked
+
+    @property
     def ok(self) -> bool:
         """True when no checked condition of the theorem fails."""
-        return not self.violated
+        return self.hypotheses.holds
 
     @property
     def dominant(self) -> str:
@@ -229,9 +183,11 @@ class RateValue:
                 f"{len(self.unchecked)} condition(s) not checked)")
 
 
-class _Formula:
-    """Shared machinery: conditions, evaluation, slopes."""
+class _Formula(SymbolicRate):
+    """What :class:`Rate` and :class:`RoundComplexity` share beyond :class:`~dptheory.symbolic.SymbolicRate`:
+    named terms, the theorem's conditions, evaluation."""
 
+    SYMBOLS = SYMBOLS
     key: str
     theorem: str
     conditions: tuple
@@ -245,51 +201,24 @@ class _Formula:
         return sp.Add(*self._terms().values())
 
     @property
-    def symbols(self) -> tuple[str, ...]:
-        """Names of the free symbols of :attr:`expr`, sorted: the parameters :meth:`evaluate` needs."""
-        return tuple(sorted(s.name for s in self.expr.free_symbols))
-
-    @property
     def source(self) -> str:
         eq = getattr(self, "equation", "")
         return f"{_PAPER}, {self.theorem}" + (f", eq. {eq}" if eq else "")
 
-    def check_conditions(self, **params) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """``(violated, unchecked)`` condition descriptions at ``params`` (names as in :data:`SYMBOLS`)."""
-        values = _check_values(params)
-        return self._check(values)
-
-    def _check(self, values) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        violated, unchecked = [], []
-        for cond in self.conditions:
-            if isinstance(cond, str):
-                unchecked.append(cond)
-                continue
-            label = _LABELS.get(cond, sp.sstr(cond))
-            if cond.free_symbols - set(values):
-                unchecked.append(label)
-                continue
-            truth = cond.subs(values)
-            if truth == sp.true:
-                continue
-            if truth == sp.false:
-                lhs, rhs = (float(side.subs(values)) for side in (cond.lhs, cond.rhs))
-                op = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "==": "!="}.get(cond.rel_op, "vs")
-                violated.append(f"{self.theorem}: {label} [{sp.sstr(cond.lhs)} = {_fmt_num(lhs)} {op} "
-                                f"{sp.sstr(cond.rhs)} = {_fmt_num(rhs)}]")
-            else:
-                unchecked.append(label)
-        return tuple(violated), tuple(unchecked)
+    def check(self, **params) -> TheoremCheck:
+        """The theorem's conditions at ``params`` (positive numbers, names as in :data:`SYMBOLS`): relations
+        whose symbols are all given are checked, the rest listed as unchecked."""
+        return check_hypotheses(self.theorem, self.conditions, SYMBOLS.numbers(params), _LABELS)
 
     def evaluate(self, **params) -> RateValue:
-        r"""The terms and their sum at ``params`` (positive numbers, by symbol name), with the violated
-        conditions.
+        r"""The terms and their sum at ``params`` (positive numbers, by symbol name), with the theorem's
+        conditions there (:attr:`RateValue.hypotheses`, :attr:`RateValue.violated`).
 
         Raises :class:`ValueError` naming any unknown or missing parameter and any non-positive value.
         Parameters the expression does not contain are allowed (they serve the conditions, e.g. ``delta0``
         for ``ε0 ≤ 2 ln(2/δ0)`` when ``logs="none"``).
         """
-        values = _check_values(params)
+        values = SYMBOLS.numbers(params)
         terms, missing = {}, set()
         for k, e in self._terms().items():
             if e.free_symbols - set(values):  # e.g. v in a heterogeneity term that vanishes at M = N
@@ -301,8 +230,8 @@ class _Formula:
         if missing:
             raise ValueError(f"missing value(s) for {sorted(missing)} to evaluate {self.key} "
                              f"(it needs {list(self.symbols)})")
-        violated, unchecked = self._check(values)
-        return RateValue(self.key, float(sum(terms.values())), types.MappingProxyType(terms), violated, unchecked,
+        return RateValue(self.key, float(sum(terms.values())), types.MappingProxyType(terms),
+                         check_hypotheses(self.theorem, self.conditions, values, _LABELS),
                          types.MappingProxyType(dict(params)))
 
     def slope(self, var, term: str | None = None, **params):
@@ -312,19 +241,7 @@ class _Formula:
         ``min{1, ·}`` (an exact ``Rational`` for a power law). With ``params`` (all the symbols it needs): a
         float at that point, on the active branch of every ``min``/``max``.
         """
-        x = _symbol(var)
-        expr = self._terms()[self._term_name(term)] if term is not None else self.expr
-        if not params:
-            return _elasticity(_branch(expr), x)
-        values = _check_values(params)
-        missing = sorted(s.name for s in expr.free_symbols if s not in values)
-        if missing:
-            raise ValueError(f"missing value(s) for {missing} to take the slope of {self.key} at a point")
-        f = _branch(expr, values)
-        if x not in f.free_symbols:
-            return 0.0
-        g = sp.diff(f, x) * x / f
-        return float(g.subs(values))
+        return self._slope(self._terms()[self._term_name(term)] if term is not None else self.expr, var, params)
 
     def _term_name(self, term: str) -> str:
         if term not in self._terms():
@@ -376,10 +293,7 @@ class Rate(_Formula):
         bad = [t for t in self.terms if t not in TERMS]
         if bad:
             raise ValueError(f"term names must be among {TERMS}, got {bad}")
-        terms = {k: sp.sympify(e) for k, e in self.terms.items()}
-        unknown = sorted({s.name for e in terms.values() for s in e.free_symbols} - set(SYMBOLS))
-        if unknown:
-            raise ValueError(f"terms may only contain the symbols {sorted(SYMBOLS)}, got {unknown}")
+        terms = {k: SYMBOLS.expression(e, f"term {k!r}") for k, e in self.terms.items()}
         object.__setattr__(self, "terms", types.MappingProxyType(terms))
         object.__setattr__(self, "conditions", tuple(self.conditions))
         object.__setattr__(self, "corrections", tuple(self.corrections))
@@ -398,7 +312,7 @@ class Rate(_Formula):
     def substitute(self, **values) -> "Rate":
         r"""A copy with symbols replaced (numbers or sympy expressions, e.g. ``M=N`` or ``L=1``). Conditions
         are substituted too; those that become true are dropped."""
-        subs = _check_values(values, allow_expr=True)
+        subs = SYMBOLS.substitution(values)
         conds = []
         for c in self.conditions:
             if isinstance(c, str):
@@ -446,7 +360,7 @@ class RoundComplexity(_Formula):
     notes: str = ""
 
     def __post_init__(self):
-        object.__setattr__(self, "rounds", sp.sympify(self.rounds))
+        object.__setattr__(self, "rounds", SYMBOLS.expression(self.rounds, "rounds"))
         object.__setattr__(self, "conditions", tuple(self.conditions))
         object.__setattr__(self, "corrections", tuple(self.corrections))
 
@@ -455,7 +369,7 @@ class RoundComplexity(_Formula):
 
     def substitute(self, **values) -> "RoundComplexity":
         """A copy with symbols replaced (numbers or sympy expressions)."""
-        subs = _check_values(values, allow_expr=True)
+        subs = SYMBOLS.substitution(values)
         conds = [c if isinstance(c, str) else c.subs(subs) for c in self.conditions]
         conds = [c for c in conds if not (isinstance(c, sp.Basic) and c == sp.true)]
         return RoundComplexity(self.key, self.theorem, self.equation, self.rounds.subs(subs), tuple(conds),
@@ -469,9 +383,7 @@ class RoundComplexity(_Formula):
 
 # -- the registry ---------------------------------------------------------------------------------------------
 def _lg_factory(logs: str):
-    if logs == "paper":
-        return lambda x: sp.log(x, evaluate=False)
-    return lambda x: sp.Integer(1)
+    return log if logs == "paper" else lambda x: sp.Integer(1)
 
 
 def _indicator(cond) -> sp.Expr:
@@ -486,7 +398,7 @@ def _hetero(expr) -> sp.Expr:
 # shared conditions
 def _iid_up_conditions():
     return (
-        _cond(sp.Le(eps0, 2 * sp.log(2 / delta0, evaluate=False))),
+        _cond(sp.Le(eps0, 2 * log(2 / delta0))),
         _cond(sp.Lt(delta0, 1), "delta0 < 1"),
         _cond(sp.Le(M, N), "M <= N"),
         _cond(sp.Lt(d, eps0**2 * n**2 * M), "non-trivial regime d < eps0^2 n^2 M (else output w0: O(LD), footnote 8)"),
@@ -511,10 +423,10 @@ def _lower_conditions(C_sym=C, erm=False):
 
 def _sdp_iid_conditions():
     return (
-        _cond(sp.Le(eps, sp.log(2 / delta, evaluate=False))),
+        _cond(sp.Le(eps, log(2 / delta))),
         _cond(sp.Lt(delta, 1), "delta < 1"),
         _cond(sp.Le(M, N), "M <= N"),
-        _cond(sp.Ge(M, 16 * sp.log(18 * R * M**2 / (N * delta), evaluate=False))),
+        _cond(sp.Ge(M, 16 * log(18 * R * M**2 / (N * delta)))),
         "M_r = M fixed; a secure shuffler permutes the M reports each round (Def. 3)",
     )
 
@@ -530,7 +442,7 @@ def _sdp_noniid_conditions(general_M: bool):
 
 def _noniid_conditions():
     return (
-        _cond(sp.Le(eps0, 8 * sp.log(1 / delta0, evaluate=False))),
+        _cond(sp.Le(eps0, 8 * log(1 / delta0))),
         _cond(sp.Lt(delta0, 1), "delta0 < 1"),
         _cond(sp.Le(M, N), "M <= N"),
         "f(.,x) beta-smooth; arbitrary heterogeneous silo distributions D_i (v of eq. (29))",
@@ -803,7 +715,7 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
         kw.setdefault("variant", variant)
         out[kw["key"]] = RoundComplexity(**kw)
 
-    isrl_priv = (_cond(sp.Le(eps0, 2 * sp.log(2 / delta0, evaluate=False))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
+    isrl_priv = (_cond(sp.Le(eps0, 2 * log(2 / delta0))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
     mnm = sp.Min(n * M, eps0**2 * n**2 * M / d)
     add(key="isrl_iid_cvx_smooth", theorem="Thm 2.1 (D.1)", equation="Thm D.1",
         rounds=beta * D * sp.sqrt(M) / L * sp.Min(sp.sqrt(n), eps0 * n / sp.sqrt(d)) + mnm,
@@ -818,7 +730,7 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
     add(key="isrl_iid_sc", theorem="Thm 2.1 (D.2)", equation="Thm D.2", rounds=mnm, notation="O~",
         constants_hidden=True, conditions=isrl_priv,
         notes="Non-smooth strongly convex: 2 kappa ln(.) at beta = smoothing_beta('isrl_iid_sc').")
-    onepass = (_cond(sp.Le(eps0, 8 * sp.log(1 / delta0, evaluate=False))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
+    onepass = (_cond(sp.Le(eps0, 8 * log(1 / delta0))), _cond(sp.Lt(delta0, 1), "delta0 < 1"))
     add(key="isrl_noniid_cvx", theorem="Thm 3.1 (E.1)", equation="R = n/K",
         rounds=(beta * D / L) ** sp.Rational(2, 5) * n ** sp.Rational(2, 5) * eps0 ** sp.Rational(2, 5)
         * M ** sp.Rational(1, 5) / (d * lg(1 / delta0)) ** sp.Rational(1, 5),
@@ -850,7 +762,7 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
     add(key="girgis_erm_cvx", theorem="Girgis et al. (2021) (Remark F.1)", equation="Remark F.1",
         rounds=eps0**2 * n**2 * M / d, notation="Omega~", constants_hidden=True,
         notes="Prior work; Alg. 1 is faster by min(sqrt(M) eps0 n/sqrt(d), MK).")
-    sdp_cond = (_cond(sp.Le(eps, sp.log(2 / delta, evaluate=False))), _cond(sp.Lt(delta, 1), "delta < 1"))
+    sdp_cond = (_cond(sp.Le(eps, log(2 / delta))), _cond(sp.Lt(delta, 1), "delta < 1"))
     sdp_min = sp.Min(n, eps**2 * n**2 * N**2 / (d * M)) if paper else sp.Min(n * M, eps**2 * n**2 * N**2 / d)
     sdp_corr = ("Thm G.1 prints min{n, eps^2 n^2 N^2/(dM)} -> min{nM, eps^2 n^2 N^2/d} by analogy with Thm D.1 "
                 "(digest 002 §8 #21, suspected)",)
@@ -932,18 +844,22 @@ def crossover(key, a="stat", b="priv", *, solve_for="d", logs: str = "paper", va
     :class:`ValueError` when the terms never cross or when values are missing.
     """
     r = _as_rate(key, logs, variant)
-    x = _symbol(solve_for)
-    A, B = _branch(_side(r, a)), _branch(_side(r, b))
+    x = SYMBOLS.symbol(solve_for)
+    A, B = branch(_side(r, a)), branch(_side(r, b))
     if x not in (A.free_symbols | B.free_symbols):
         raise ValueError(f"solve_for={solve_for!r} appears in neither side of the crossover of {r.key}")
     if not params:
-        sols = [s for s in sp.solve(sp.Eq(A, B), x) if s.is_positive is not False]
+        try:
+            sols = [s for s in sp.solve(sp.Eq(A, B), x) if s.is_positive is not False]
+        except (NotImplementedError, TypeError):  # transcendental in x (a log of it), or roots sympy cannot sign
+            raise ValueError(f"no closed-form solution of {sp.sstr(A)} = {sp.sstr(B)} for {solve_for}; give "
+                             f"values for the other parameters to locate the crossover numerically") from None
         if not sols:
             raise ValueError(f"no positive solution of {sp.sstr(A)} = {sp.sstr(B)} for {solve_for}")
         return sp.simplify(sols[0]) if len(sols) == 1 else [sp.simplify(s) for s in sols]
     if solve_for in params:
         raise ValueError(f"solve_for={solve_for!r} must not be given a value")
-    values = _check_values(params)
+    values = SYMBOLS.numbers(params)
     A, B = A.subs(values), B.subs(values)
     extra = sorted(s.name for s in (A.free_symbols | B.free_symbols) - {x})
     if extra:
@@ -1032,7 +948,7 @@ def _fig_terms(r: Rate, C_one: bool) -> dict[str, sp.Expr]:
     subs = dict(FIGURE3_CONVENTIONS)
     if C_one:
         subs[C] = 1
-    out = {k: _branch(sp.sympify(e).subs(subs)) for k, e in r.terms.items()}
+    out = {k: branch(e.subs(subs)) for k, e in r.terms.items()}
     return {k: e for k, e in out.items() if e != 0}
 
 
@@ -1130,7 +1046,7 @@ def figure3_table(params: Mapping | None = None, logs: str = "none", variant: st
     """
     _check_logs(logs)
     check_variant(variant)
-    values = _check_values(params) if params is not None else None
+    values = SYMBOLS.numbers(params) if params is not None else None
     reg, rnd = _registry(logs, "corrected"), _round_registry(logs, "corrected")
     rows = []
     for i, (prob, loss, uk, uref, lk, lref, rk, pk) in enumerate(_FIG3_SPEC):
@@ -1152,7 +1068,7 @@ def figure3_table(params: Mapping | None = None, logs: str = "none", variant: st
                 missing = sorted(s.name for s in e.free_symbols if s not in values)
                 if missing:
                     raise ValueError(f"figure3_table params miss {missing} for row {prob} / {loss}")
-                return _num(_branch(e, values), values)
+                return _num(branch(e, values), values)
             vals = {"upper": ev(sp.Add(*up.values())), "lower": ev(sp.Add(*lo.values())), "rounds": ev(rr)}
             if pr is not None:
                 vals["prior_rounds"] = ev(pr)

@@ -15,9 +15,9 @@ import argparse
 import sys
 
 from ..accounting import ACCOUNTANTS
+from ..hypotheses import ConditionError
 from . import closed_form as cf
 from .calculators import SIGMA_RULES, calculator, phase_calculator
-from .theorems import ConditionError
 
 
 def _common(p: argparse.ArgumentParser) -> None:

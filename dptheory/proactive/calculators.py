@@ -26,8 +26,9 @@ from scipy.optimize import brentq
 
 from .._validation import check_in_interval, check_variant
 from ..accounting import EpsilonResult, exact_epsilon
+from ..hypotheses import Condition, TheoremCheck
 from . import closed_form as cf
-from .theorems import Condition, TheoremCheck, thm31_check
+from .theorems import thm31_check
 
 __all__ = ["CalculatorResult", "calculator", "Phase", "phase_parameters", "phase_calculator", "SIGMA_RULES"]
 

@@ -8,27 +8,24 @@ r"""The theorems of seed 001 as checks that return every condition with its valu
 * Lemma B.3 (:func:`lemmaB3_bound`): the explicit bound on the λ-th log moment ``α_i(λ)`` of one round,
   beside the exact value :func:`log_mgf_exact` of the Poisson-subsampled Gaussian.
 
-Each check returns a :class:`TheoremCheck`: ``.holds``, ``.failed``, the derived values (``γ``, ``T_min``, …),
-a printable table, and ``.require()`` which raises :class:`ConditionError` naming each failed condition and
-by how much it fails.
+Each check returns a :class:`dptheory.hypotheses.TheoremCheck` (the hypothesis type every paper shares):
+``.holds``, ``.failed``, the derived values (``γ``, ``T_min``, …), a printable table, and ``.require()`` which
+raises :class:`dptheory.hypotheses.ConditionError` naming each failed condition and by how much it fails.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
 from .._validation import check_in_interval, check_positive_array
+from ..hypotheses import Condition, TheoremCheck
 from . import closed_form as cf
 
 __all__ = [
-    "Condition",
-    "ConditionError",
-    "TheoremCheck",
     "condition7",
     "thm31_check",
     "thmB4_check",
@@ -36,72 +33,6 @@ __all__ = [
     "lemmaB3_bound",
     "log_mgf_exact",
 ]
-
-
-class ConditionError(ValueError):
-    """A theorem's condition fails; the message lists each failed condition with its values."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One hypothesis ``lhs <op> rhs`` of a theorem, with the values it was evaluated at."""
-
-    label: str  # e.g. "(7)"
-    statement: str  # e.g. "(2/e)²k² ≥ ½ + ln(1/δ)"
-    lhs: float
-    op: str  # one of ">=", ">", "<=", "<"
-    rhs: float
-
-    @property
-    def holds(self) -> bool:
-        return {">=": self.lhs >= self.rhs, ">": self.lhs > self.rhs,
-                "<=": self.lhs <= self.rhs, "<": self.lhs < self.rhs}[self.op]
-
-    @property
-    def slack(self) -> float:
-        """Relative margin, positive iff the condition holds strictly (``lhs/rhs − 1`` for ≥, ``rhs/lhs − 1`` for ≤)."""
-        num, den = (self.lhs, self.rhs) if self.op in (">=", ">") else (self.rhs, self.lhs)
-        if den == 0 or not math.isfinite(den):
-            return math.inf if num > den else -math.inf if num < den else 0.0
-        return num / den - 1.0
-
-    def __str__(self) -> str:
-        mark = "ok  " if self.holds else "FAIL"
-        return f"{mark} {self.label:>6} {self.statement}: {self.lhs:.6g} {self.op} {self.rhs:.6g} (slack {self.slack:+.3%})"
-
-
-@dataclass(frozen=True)
-class TheoremCheck:
-    """Every condition of one theorem at one parameter setting, and the quantities it derives."""
-
-    theorem: str
-    conditions: tuple[Condition, ...]
-    values: dict = field(default_factory=dict)
-
-    @property
-    def holds(self) -> bool:
-        return all(c.holds for c in self.conditions)
-
-    @property
-    def failed(self) -> tuple[Condition, ...]:
-        return tuple(c for c in self.conditions if not c.holds)
-
-    def __getitem__(self, label: str) -> Condition:
-        for c in self.conditions:
-            if c.label == label:
-                return c
-        raise KeyError(f"{self.theorem} has no condition {label!r}; it has {[c.label for c in self.conditions]}")
-
-    def require(self) -> TheoremCheck:
-        """Return ``self`` if every condition holds, else raise :class:`ConditionError` listing the failures."""
-        if not self.holds:
-            raise ConditionError(f"{self.theorem} does not apply:\n" + "\n".join(str(c) for c in self.failed))
-        return self
-
-    def __str__(self) -> str:
-        head = f"{self.theorem}: {'all conditions hold' if self.holds else f'{len(self.failed)} condition(s) fail'}"
-        vals = ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}" for k, v in self.values.items())
-        return "\n".join([head, *(f"  {c}" for c in self.conditions), f"  {vals}"])
 
 
 def condition7(k, delta) -> Condition:
