@@ -81,7 +81,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             r = row[a]
             c.append(Claim(f"spend.{a}.R={R}", PAPER, "Thm D.1 (exact accountant)",
                            f"{a}: Alg. 2's σ² (K = {r.settings['K']}) spends {r.ratio:.4f} ε0 ≤ advanced composition's "
-                           f"{adv:.4f} ≤ ε0 [{r.sampling}; {r.neighbouring}]",
+                           f"{adv:.4f} ≤ ε0 [{r.sampling}; {r.neighbouring}; q = K/n, C = L/K]",
                            EPS0, r.eps, bounds=(0.0, adv)))
     r_fb = cal.spent_by_calibration(1.0, R=20, n=50, eps0=1.0, delta0=D6, K=50, accountant="pld")
     c.append(Claim("spend.pld_convention.q=1", PAPER, "dp_accounting REPLACE_ONE convention",
