@@ -8,12 +8,12 @@ frequency-domain bound for strongly convex losses (:mod:`dptheory.iqc`). Notatio
 """
 
 from .accounting import *  # noqa: F401,F403
-from .correlations import *  # noqa: F401,F403
+from .mechanisms import *  # noqa: F401,F403
 from .problems import *  # noqa: F401,F403
 from .suboptimality import *  # noqa: F401,F403
 from .simulation import *  # noqa: F401,F403
 from .iqc import *  # noqa: F401,F403
 from . import isrl, proactive  # noqa: F401  (seed 002: dpt.isrl.*, seed 001: dpt.proactive.*)
-from . import accounting, backend, claims, correlations, iqc, problems, rates, simulation, spectral, special, streaming, suboptimality  # noqa: F401
+from . import accounting, backend, claims, iqc, mechanisms, problems, rates, simulation, special, suboptimality  # noqa: F401
 
 __version__ = "0.1.0"

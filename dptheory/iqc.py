@@ -63,9 +63,9 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ._validation import check_in_interval, check_int, check_privacy, check_variant
-from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation, nu_ftrl
+from .mechanisms.toeplitz import MechanismLike, FiniteToeplitz, ToeplitzMechanism, as_mechanism, nu_ftrl
 from .problems import StronglyConvex
-from .spectral import _pole_modulus_sq
+from .mechanisms.spectral import _pole_modulus_sq
 
 __all__ = [
     "BoundResult",
@@ -282,7 +282,7 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
 
 
 def F_inf_bound(
-    beta: BetaLike,
+    beta: MechanismLike,
     problem: StronglyConvex,
     *,
     rho: float,
@@ -303,8 +303,8 @@ def F_inf_bound(
     rho, G = check_privacy(rho, G)
     check_variant(variant)
     n_grid, tau_max = _check_program(problem, n_grid, tau_max)
-    corr = as_correlation(beta)
-    if not isinstance(corr, ToeplitzCorrelation):
+    corr = as_mechanism(beta)
+    if not isinstance(corr, ToeplitzMechanism):
         raise ValueError(f"beta must be a Toeplitz correlation, got {corr!r}")
     settings = dict(beta=corr.name, kappa=problem.kappa, eta=problem.eta, mu=problem.mu, L=problem.L,
                     sigma_sgd=problem.sigma_sgd, d=problem.d, rho=rho, G=G, n_grid=n_grid, tau_max=tau_max, variant=variant)
@@ -379,7 +379,7 @@ def minimum_phase_factor(abs2, n_fft: int = 1 << 15, taps: int | None = None, to
 def optimize_correlation(
     problem: StronglyConvex,
     *,
-    start: BetaLike | None = None,
+    start: MechanismLike | None = None,
     n_grid: int = DEFAULT_GRID,
     tau_max: int = DEFAULT_TAU_MAX,
     max_iter: int = 20,
@@ -401,7 +401,7 @@ def optimize_correlation(
     if problem.mu == problem.L:
         raise ValueError("mu must be < L for the alternating minimisation (at mu = L the optimum is beta* of Thm 2.1)")
     omega, q = frequency_grid(n_grid, _grid_power(n_grid, problem.eta * problem.mu))
-    corr = as_correlation(start) if start is not None else nu_ftrl(min(problem.eta * problem.mu, 0.999))
+    corr = as_mechanism(start) if start is not None else nu_ftrl(min(problem.eta * problem.mu, 0.999))
     abs2 = corr.spectrum(omega)
     history = []
     for _ in range(max_iter):

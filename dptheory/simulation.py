@@ -33,9 +33,9 @@ from scipy import stats
 
 from ._validation import check_int, check_privacy
 from .backend import BACKENDS, get_backend
-from .correlations import BetaLike, FiniteToeplitz, ToeplitzCorrelation, as_correlation
+from .mechanisms.toeplitz import MechanismLike, FiniteToeplitz, ToeplitzMechanism, as_mechanism
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
-from .streaming import StreamingToeplitzNoise
+from .mechanisms.streaming import StreamingToeplitzNoise
 from .suboptimality import F_inf
 
 __all__ = ["SimulationResult", "Truncation", "simulate", "default_taps", "t_interval"]
@@ -110,7 +110,7 @@ class SimulationResult:
         )
 
 
-def default_taps(beta: ToeplitzCorrelation) -> int:
+def default_taps(beta: ToeplitzMechanism) -> int:
     """All coefficients of a finite ``β``; for an infinite one, its support capped at 2¹⁴ taps."""
     if isinstance(beta, FiniteToeplitz):
         return beta.beta.size
@@ -171,7 +171,7 @@ def _check_problem(problem) -> None:
         )
 
 
-def _truncation(corr: ToeplitzCorrelation, mechanism: FiniteToeplitz, gamma: float, problem, rho: float, G: float):
+def _truncation(corr: ToeplitzMechanism, mechanism: FiniteToeplitz, gamma: float, problem, rho: float, G: float):
     """The :class:`Truncation` record when ``mechanism`` is not the whole of ``corr``, else ``None``."""
     if isinstance(corr, FiniteToeplitz) and mechanism.beta.size == corr.beta.size:
         return None
@@ -204,7 +204,7 @@ def _warn_if_truncation_shows(truncation: Truncation | None, mean: float, stderr
 
 
 def simulate(
-    beta: BetaLike,
+    beta: MechanismLike,
     problem: MeanEstimation | LinearRegression | StronglyConvex,
     *,
     rho: float,
@@ -266,11 +266,11 @@ def simulate(
         raise ValueError(f"clip must be True or False, got {clip!r}")
     if backend is not None and not isinstance(backend, str):
         raise ValueError(f"backend must be None or one of {BACKENDS}, got {backend!r}")
-    corr = as_correlation(beta)
-    if not isinstance(corr, ToeplitzCorrelation):
+    corr = as_mechanism(beta)
+    if not isinstance(corr, ToeplitzMechanism):
         raise ValueError(f"beta must be a Toeplitz correlation, got {corr!r}")
     n_taps = default_taps(corr) if taps is None else taps
-    mechanism = FiniteToeplitz(corr.coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
+    mechanism = FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
     gamma = mechanism.limiting_sensitivity()
     if not math.isfinite(gamma):
         raise ValueError(f"beta must be minimum phase to be simulated with finite noise: gamma_inf({mechanism.name}) = inf")

@@ -6,7 +6,7 @@ r"""Asymptotic suboptimality ``F∞(β) = lim_{T→∞} E[F(θ_T) − F(θ⋆)]`
 
 Everything is built from two numbers of the mechanism: ``γ∞(β)²`` and the pole integrals
 ``E_q(β) = (1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω`` at ``q_j = 1 − ηλ_j``
-(:meth:`~dptheory.correlations.ToeplitzCorrelation.filtered_energy`). The stationary DP variance of
+(:meth:`~dptheory.correlations.ToeplitzMechanism.filtered_energy`). The stationary DP variance of
 eigen-direction ``j`` of the linearised dynamics is ``n_j = η² σ² E_{q_j}``, ``σ² = G²γ∞²/(2ρ)``
 (Thm F.2, App. B eq. 18, App. C eq. 39).
 """
@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from .correlations import BetaLike, ToeplitzCorrelation, as_correlation
+from .mechanisms.toeplitz import MechanismLike, ToeplitzMechanism, as_mechanism
 from .problems import LinearRegression, MeanEstimation
-from .spectral import _pole_modulus_sq, clustered_even_mean
+from .mechanisms.spectral import _pole_modulus_sq, clustered_even_mean
 from .special import ellipk_complement
 from ._validation import check_privacy, check_real_values, check_variant
 
@@ -37,7 +37,7 @@ _KINDS = {
 }
 
 
-def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, method: str) -> np.ndarray | None:
+def _dp_variances(beta: ToeplitzMechanism, problem, rho: float, G: float, method: str) -> np.ndarray | None:
     r"""Per eigen-direction stationary DP variance ``n_j = η² G²γ∞²/(2ρ) · E_{1−ηλ_j}(β)``; ``None`` if γ∞ = ∞."""
     gamma_sq = beta.limiting_sensitivity(method=method) ** 2
     if not math.isfinite(gamma_sq):
@@ -47,7 +47,7 @@ def _dp_variances(beta: ToeplitzCorrelation, problem, rho: float, G: float, meth
 
 
 def F_inf(
-    beta: BetaLike,
+    beta: MechanismLike,
     problem: MeanEstimation | LinearRegression,
     *,
     rho: float,
@@ -60,7 +60,7 @@ def F_inf(
 
     Parameters
     ----------
-    beta : a :class:`~dptheory.correlations.ToeplitzCorrelation` or any sequence ``β`` (``β_0 ≠ 0``).
+    beta : a :class:`~dptheory.correlations.ToeplitzMechanism` or any sequence ``β`` (``β_0 ≠ 0``).
     problem : :class:`MeanEstimation` or :class:`LinearRegression`.
     rho : zCDP level ``ρ > 0`` (Thm 1.1).
     G : clip norm ``G > 0`` (scales the DP noise; Noisy-FTRL does not clip).
@@ -76,7 +76,7 @@ def F_inf(
         App. B, which calls ``lim E[δ²]`` "F∞" and so drops the ½ of ``F − F⋆ = ½δ²`` (digest 004 §10.3);
         mean estimation only.
     method : ``"auto"``, ``"closed_form"``, ``"time"`` or ``"frequency"``: the route for ``γ∞`` and the pole
-        integrals (see :meth:`~dptheory.correlations.ToeplitzCorrelation.filtered_energy`).
+        integrals (see :meth:`~dptheory.correlations.ToeplitzMechanism.filtered_energy`).
 
     Returns ``math.inf`` when ``γ∞(β) = ∞`` (Optimal-CC, anti-PGD, non-minimum-phase ``β``; Table 2).
     """
@@ -88,8 +88,8 @@ def F_inf(
     check_variant(variant)
     if variant == "paper" and not isinstance(problem, MeanEstimation):
         raise ValueError("variant='paper' exists only for MeanEstimation (App. B drops the factor 1/2)")
-    beta = as_correlation(beta)
-    if not isinstance(beta, ToeplitzCorrelation):
+    beta = as_mechanism(beta)
+    if not isinstance(beta, ToeplitzMechanism):
         raise ValueError(f"beta must be a Toeplitz correlation for the stationary theory, got {beta!r}")
     if isinstance(problem, MeanEstimation):
         return _mean_estimation(beta, problem, rho, G, variant, method)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import dptheory as dpt
-from dptheory import accounting, rates, special, spectral
+from dptheory import accounting, rates, special
+from dptheory.mechanisms import spectral
 
 NAN, INF = float("nan"), float("inf")
 NU, FT, TWO = dpt.nu_ftrl(0.1), dpt.toeplitz([1.0, -0.5, 0.1]), dpt.toeplitz([1.0, -0.5])
@@ -23,21 +24,21 @@ def _cases(*rows):
 
 
 @_cases(
-    ("coeffs-float", lambda: NU.coeffs(2.5), r"n must be an integer in \[0, inf\)"),
-    ("coeffs-negative", lambda: FT.coeffs(-3), r"n must lie in \[0, inf\)"),
-    ("coeffs-None", lambda: NU.coeffs(None), "n must be a real number"),
-    ("coeffs-bool", lambda: NU.coeffs(True), "n must be a real number"),
-    ("inverse_coeffs-str", lambda: FT.inverse_coeffs("5"), "n must be a real number"),
-    ("inverse_coeffs-nan", lambda: NU.inverse_coeffs(NAN), "n must be finite"),
-    ("inverse_coeffs-two-taps", lambda: TWO.inverse_coeffs(-1), r"n must lie in \[0, inf\)"),
+    ("coeffs-float", lambda: NU.noising_coeffs(2.5), r"n must be an integer in \[0, inf\)"),
+    ("coeffs-negative", lambda: FT.noising_coeffs(-3), r"n must lie in \[0, inf\)"),
+    ("coeffs-None", lambda: NU.noising_coeffs(None), "n must be a real number"),
+    ("coeffs-bool", lambda: NU.noising_coeffs(True), "n must be a real number"),
+    ("strategy_coeffs-str", lambda: FT.strategy_coeffs("5"), "n must be a real number"),
+    ("strategy_coeffs-nan", lambda: NU.strategy_coeffs(NAN), "n must be finite"),
+    ("strategy_coeffs-two-taps", lambda: TWO.strategy_coeffs(-1), r"n must lie in \[0, inf\)"),
     ("dtft-nan", lambda: NU.dtft(NAN), "omega must be finite"),
     ("dtft-inf-entry", lambda: FT.dtft([0.0, INF]), "omega must be finite"),
     ("dtft-None", lambda: FT.dtft(None), "omega must be a real number"),
     ("spectrum-str", lambda: NU.spectrum("abc"), "omega must be a real number"),
     ("spectrum-complex", lambda: FT.spectrum(1j), "omega must be a real number"),
     ("spectrum-nan-entry", lambda: FT.spectrum([NAN, 1.0]), "omega must be finite"),
-    ("sensitivity-float", lambda: TWO.sensitivity(2.7), r"T must be an integer in \[1, inf\)"),
-    ("matrix-nan", lambda: FT.matrix(NAN), "T must be finite"),
+    ("sensitivity-float", lambda: TWO.sensitivity(2.7), r"n must be an integer in \[1, inf\)"),
+    ("matrix-nan", lambda: FT.noising_matrix(NAN), "n must be finite"),
     ("filtered_energy-q-nan", lambda: NU.filtered_energy(NAN), "q must be finite"),
     ("filtered_energy-gap-2d", lambda: FT.filtered_energy(gap=[[0.1]]), "gap must be a non-empty 1-D"),
     ("filtered_energy-method", lambda: FT.filtered_energy(0.5, method="bogus"), "method must be one of"),
@@ -204,7 +205,7 @@ def test_valid_inputs_unchanged_at_the_edges():
     assert accounting.noise_multiplier(INF, rho=1.0) == INF
     assert special.ellipk_complement(0.0) == INF and special.int_inv_abs(0.0) == INF
     assert spectral.is_minimum_phase([0.0, 1.0]) is False
-    assert NU.coeffs(0).size == 0 and FT.inverse_coeffs(np.int64(3)).size == 3
+    assert NU.noising_coeffs(0).size == 0 and FT.strategy_coeffs(np.int64(3)).size == 3
     assert FT.spectrum(np.zeros((2, 3))).shape == (2, 3)
     assert spectral.geometric_filter_energy([1.0, 0.5], [[0.1, 0.2]]).shape == (1, 2)
     assert LR.coupling(1.5) == INF and LR.coupling(0.0) == 0.0

@@ -47,8 +47,8 @@ def test_bench_F_inf_custom_beta_linear_regression(benchmark):
 
 @pytest.mark.benchmark(group="sensitivity gamma_T, beta of length 1e4, T=2e4")
 def test_bench_sensitivity_blocked_fft(benchmark):
-    c = benchmark(lambda: dpt.spectral.series_inverse(LONG_BETA, 20000, method="blocked"))
-    assert dpt.spectral.series_inverse_error_bound(LONG_BETA, c) <= 1e-12
+    c = benchmark(lambda: dpt.mechanisms.spectral.series_inverse(LONG_BETA, 20000, method="blocked"))
+    assert dpt.mechanisms.spectral.series_inverse_error_bound(LONG_BETA, c) <= 1e-12
 
 
 @pytest.mark.benchmark(group="sensitivity gamma_T, beta of length 1e4, T=2e4")
@@ -56,12 +56,12 @@ def test_bench_sensitivity_recurrence_baseline(benchmark):
     impulse = np.zeros(20000)
     impulse[0] = 1.0
     c = benchmark(lambda: lfilter([1.0], LONG_BETA, impulse))
-    np.testing.assert_allclose(c, dpt.spectral.series_inverse(LONG_BETA, 20000), atol=1e-13)
+    np.testing.assert_allclose(c, dpt.mechanisms.spectral.series_inverse(LONG_BETA, 20000), atol=1e-13)
 
 
 @pytest.mark.benchmark(group="sensitivity gamma_T at T=1e6")
 @pytest.mark.parametrize("beta", [dpt.toeplitz(LONG_BETA), dpt.nu_ftrl(1e-3), dpt.toeplitz([1.0, -0.6, 0.1]),
-                                  dpt.toeplitz(dpt.nu_ftrl(1e-3).coeffs(10_000))],
+                                  dpt.toeplitz(dpt.nu_ftrl(1e-3).noising_coeffs(10_000))],
                          ids=["custom 1e4 taps", "nu_ftrl(1e-3)", "3 taps", "nu_ftrl(1e-3)[:1e4]"])
 def test_bench_sensitivity_T_1e6(benchmark, beta):
     """The 10⁴-tap ν-FTRL prefix goes through the blocked route (len(β)·T = 1e10) and its certificate."""

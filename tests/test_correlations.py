@@ -12,9 +12,11 @@ from hypothesis import given, strategies as st
 from scipy import special as sc
 from scipy.signal import lfilter
 
+import scipy.linalg
+
 import dptheory as dpt
-from dptheory.correlations import Correlation
-from dptheory.spectral import is_minimum_phase, series_inverse
+from dptheory.mechanisms import dense_sensitivity
+from dptheory.mechanisms.spectral import is_minimum_phase, series_inverse
 
 
 @pytest.mark.parametrize(
@@ -76,7 +78,7 @@ def test_non_minimum_phase_beta_has_infinite_limiting_sensitivity_although_its_i
 def test_nu_ftrl_coefficient_norms():
     """digest §8 #6: ‖β^ν‖₁ = 2 − √ν and ‖β^ν‖₂² = (2/π)(2E(1−ν) − ν(2−ν)K(1−ν)) (modulus convention)."""
     for nu in (0.5, 0.01):
-        b = dpt.nu_ftrl(nu).coeffs(2 * 10**6)
+        b = dpt.nu_ftrl(nu).noising_coeffs(2 * 10**6)
         m1 = nu * (2 - nu)
         assert np.sum(np.abs(b)) == pytest.approx(2 - math.sqrt(nu), rel=1e-6)  # tail ~ t^{-1/2}(1−ν)^t
         l2 = 2 / math.pi * (2 * sc.ellipe(1 - m1) - m1 * sc.ellipkm1(m1))
@@ -87,16 +89,16 @@ def test_mean_estimation_optimal_coefficients_and_their_decay():
     """digest §8 #7: β* at η = 0.1 and |C(1/2, t)|·t^{3/2}·2√π → 1 (App. B)."""
     beta = dpt.mean_estimation_optimal(0.1)
     np.testing.assert_allclose(
-        beta.coeffs(6), [1, -0.45, -0.10125, -0.0455625, -0.02562891, -0.01614621], rtol=1e-6
+        beta.noising_coeffs(6), [1, -0.45, -0.10125, -0.0455625, -0.02562891, -0.01614621], rtol=1e-6
     )
-    c = dpt.optimal_cc().coeffs(1001)  # C(1/2, t)(−1)^t
+    c = dpt.optimal_cc().noising_coeffs(1001)  # C(1/2, t)(−1)^t
     for t, expected in [(10, 1.0396), (100, 1.0038), (1000, 1.00038)]:
         assert abs(c[t]) * t**1.5 * 2 * math.sqrt(math.pi) == pytest.approx(expected, abs=1e-4)
 
 
 def test_sqrt_family_inverse_is_the_series_inverse_of_its_coefficients():
     beta = dpt.nu_ftrl(0.05)
-    np.testing.assert_allclose(beta.inverse_coeffs(5000), series_inverse(beta.coeffs(5000), 5000), rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(beta.strategy_coeffs(5000), series_inverse(beta.noising_coeffs(5000), 5000), rtol=1e-11, atol=1e-15)
 
 
 def test_fast_toeplitz_sensitivity_equals_the_dense_inverse_column_maximum():
@@ -104,7 +106,8 @@ def test_fast_toeplitz_sensitivity_equals_the_dense_inverse_column_maximum():
     rng = np.random.default_rng(1)
     for beta in (dpt.nu_ftrl(0.2), dpt.toeplitz(np.r_[1.0, 0.4 * rng.standard_normal(6)]), dpt.toeplitz([1.0, -2.0])):
         for T in (1, 7, 60):
-            assert beta.sensitivity(T) == pytest.approx(Correlation.sensitivity(beta, T), rel=1e-10)
+            dense_inverse = scipy.linalg.solve_triangular(beta.noising_matrix(T), np.eye(T), lower=True)
+            assert beta.sensitivity(T) == pytest.approx(dense_sensitivity(dense_inverse), rel=1e-10)
 
 
 def test_newton_series_inverse_agrees_with_the_recurrence_for_long_beta():
@@ -186,7 +189,7 @@ def test_mean_estimation_optimum_needs_eta_in_0_2(eta):
 
 @pytest.mark.parametrize("T", [0, -3, 2.5, True])
 def test_sensitivity_horizon_must_be_a_positive_integer(T):
-    with pytest.raises(ValueError, match=r"T must (lie in|be an integer in) \[1, inf\)|T must be a real number"):
+    with pytest.raises(ValueError, match=r"n must (lie in|be an integer in) \[1, inf\)|n must be a real number"):
         dpt.nu_ftrl(0.1).sensitivity(T)
 
 

@@ -34,7 +34,7 @@ def time_domain_quadratic_F_inf(beta, problem, rho, G, taps=4000):
     response: E θ² = η²(d σ_dp² Σ_k y_k² + σ_sgd² Σ_j q^{2j}), y = β ∗ (1, q, q², …), σ_dp² = G²γ∞²/(2ρ) with
     γ∞² = Σ_t c_t², c = 1/β as a power series (a recurrence). Independent of filtered_energy's pole integrals."""
     q = 1.0 - problem.eta * problem.L
-    b = beta.coeffs(taps)
+    b = beta.noising_coeffs(taps)
     impulse = np.zeros(taps)
     impulse[0] = 1.0
     y = np.convolve(b, q ** np.arange(taps))[:taps]

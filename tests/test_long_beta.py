@@ -16,7 +16,7 @@ import scipy.linalg
 from scipy.signal import lfilter
 
 import dptheory as dpt
-from dptheory.spectral import is_minimum_phase, series_inverse, series_inverse_error_bound
+from dptheory.mechanisms.spectral import is_minimum_phase, series_inverse, series_inverse_error_bound
 
 U = np.finfo(float).eps / 2
 
@@ -86,7 +86,7 @@ def test_inverse_against_mpmath_at_40_digits(taps, seed):
 
 def test_the_fast_route_is_taken_and_certified_for_long_beta_and_long_horizon():
     """len(β)·n = 4e8 > 2²⁶: auto takes the blocked route, certifies ≤ 1e-12 and agrees with the recurrence."""
-    beta = dpt.nu_ftrl(1e-3).coeffs(2000)
+    beta = dpt.nu_ftrl(1e-3).noising_coeffs(2000)
     n = 200_000
     fast = series_inverse(beta, n)
     assert series_inverse_error_bound(beta, fast) <= 1e-12
@@ -246,9 +246,9 @@ def test_lti_infimum_resolves_eigenvalues_down_to_1e_5():
     (lambda: dpt.toeplitz("abc"), "beta must be a sequence of real numbers"),
     (lambda: dpt.toeplitz([1, 1j]), "beta must be a sequence of real numbers"),
     (lambda: dpt.toeplitz([1.0, float("nan")]), "beta must be finite"),
-    (lambda: dpt.dpsgd().sensitivity(None), "T must be a real number"),
-    (lambda: dpt.dpsgd().sensitivity("5"), "T must be a real number"),
-    (lambda: dpt.dpsgd().sensitivity(2.5), "T must be an integer"),
+    (lambda: dpt.dpsgd().sensitivity(10, 3), "participation must be a dptheory.Participation"),
+    (lambda: dpt.dpsgd().sensitivity("5"), "n must be a real number"),
+    (lambda: dpt.dpsgd().sensitivity(2.5), "n must be an integer"),
     (lambda: dpt.special.sqrt_pole_integral(float("nan"), 0.1), "a must lie in"),
     (lambda: dpt.special.int_inv_abs(-1.0), "a must lie in"),
     (lambda: dpt.mean_estimation_ratio(float("nan")), "eta must lie in"),
@@ -266,7 +266,7 @@ def test_step_down_recursion_equals_the_time_domain_sum(taps, seed):
     """Levinson step-down (reflection coefficients, 60 digits) against Σ c_t² of the recurrence."""
     beta = random_min_phase(taps, seed)
     c = series_inverse(beta, 60_000)
-    assert dpt.spectral.inverse_energy_by_step_down(beta) == pytest.approx(np.dot(c, c), rel=1e-11)
+    assert dpt.mechanisms.spectral.inverse_energy_by_step_down(beta) == pytest.approx(np.dot(c, c), rel=1e-11)
 
 
 def test_a_minimum_phase_beta_whose_inverse_never_decays_in_double_precision_has_a_finite_gamma():
@@ -277,4 +277,4 @@ def test_a_minimum_phase_beta_whose_inverse_never_decays_in_double_precision_has
     assert beta.is_minimum_phase()
     assert beta.limiting_sensitivity() ** 2 == pytest.approx(1.0 / ((1.0 - r) * (1.0 + r)), rel=1e-14)
     with pytest.raises(ValueError, match="not minimum phase"):
-        dpt.spectral.inverse_energy_by_step_down([1.0, 0.0, 1.0])
+        dpt.mechanisms.spectral.inverse_energy_by_step_down([1.0, 0.0, 1.0])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from dptheory.streaming import StreamingToeplitzNoise
+from dptheory.mechanisms.streaming import StreamingToeplitzNoise
 
 
 def dense_oracle(taps, w):

@@ -41,7 +41,7 @@ class Task:
 
     def key(self) -> str:
         b = self.beta
-        coeffs = b.coeffs(256) if hasattr(b, "coeffs") else np.asarray(b, float)
+        coeffs = b.noising_coeffs(256) if hasattr(b, "noising_coeffs") else np.asarray(b, float)
         p = self.problem
         payload = json.dumps(
             dict(

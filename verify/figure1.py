@@ -72,7 +72,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
 
     t = np.arange(1, 2001)
     for eta_b, colour in ((0.1, "C0"), (0.01, "C1")):
-        c = np.abs(dpt.mean_estimation_optimal(eta_b).coeffs(t.size + 1)[1:])
+        c = np.abs(dpt.mean_estimation_optimal(eta_b).noising_coeffs(t.size + 1)[1:])
         keep = c > 1e-14
         ax[1].loglog(t[keep], c[keep], "-", color=colour, lw=2, alpha=0.6, label=rf"$|\beta^\star_t|$, $\eta={eta_b:g}$")
         env = (1 - eta_b) ** t * t**-1.5 / (2 * math.sqrt(math.pi))
@@ -111,7 +111,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                         tolerance_why="adaptive periodic quadrature (method='frequency') against the closed form"))
     claims.append(Claim("fig1.beta_star.decay", PAPER, "App. B after eq. (19)",
                         "|β*_t|·t^{3/2}(1−η)^{−t}·2√π → 1 (checked at t = 1000)",
-                        1.0, float(abs(dpt.optimal_cc().coeffs(1001)[1000]) * 1000**1.5 * 2 * math.sqrt(math.pi)),
+                        1.0, float(abs(dpt.optimal_cc().noising_coeffs(1001)[1000]) * 1000**1.5 * 2 * math.sqrt(math.pi)),
                         rtol=5e-4, tolerance_why="next term of the asymptotic series is 3/(8t)"))
     z = family_quantile(n_claims=len(sims), dof=sims[0].chain_means.size - 1, alpha=SEED004_ALPHA)
     for e, pair in zip(sim_etas, zip(sim_opt, sim_sgd)):

@@ -59,12 +59,12 @@ def _mechanisms(problem):
 def truncation_taps(beta, problem, rtol: float = TRUNCATION_RTOL) -> int | None:
     """Smallest power of two (≥ 1024) of taps whose truncation moves F∞ by ≤ ``rtol`` relative; ``None`` for a
     finite β (simulated whole)."""
-    if isinstance(beta, dpt.correlations.FiniteToeplitz):
+    if isinstance(beta, dpt.mechanisms.FiniteToeplitz):
         return None
     full = dpt.F_inf(beta, problem, rho=1.0)
     support, n = beta._support(), 1024
     while n < support:
-        if abs(dpt.F_inf(dpt.toeplitz(beta.coeffs(n)), problem, rho=1.0) / full - 1.0) <= rtol:
+        if abs(dpt.F_inf(dpt.toeplitz(beta.noising_coeffs(n)), problem, rho=1.0) / full - 1.0) <= rtol:
             return n
         n *= 2
     return support

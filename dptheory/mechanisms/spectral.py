@@ -26,7 +26,7 @@ from scipy import fft as sfft
 from scipy import integrate
 from scipy.signal import lfilter
 
-from ._validation import (
+from .._validation import (
     check_callable,
     check_in_interval,
     check_int,

@@ -16,7 +16,7 @@ import numpy as np
 from array_api_compat import array_namespace
 from scipy import fft as sfft
 
-from ._validation import check_int, check_real_array
+from .._validation import check_int, check_real_array
 
 __all__ = ["StreamingToeplitzNoise"]
 

@@ -1,27 +1,26 @@
-r"""Noise-correlation mechanisms ``B`` of DP-FTRL (seed 004, Alg. 1 and eq. 13).
+r"""The Toeplitz family of mechanisms (seed 004, Alg. 1 and eq. 13; seed 003 §2 for BLTs).
 
-A *mechanism* says what noise is added: DP-FTRL adds ``w̃ = B w`` with ``B`` lower-triangular and
-``w_t ~ N(0, σ_dp² G² I)``; DP-SGD is ``B = I``. This module keeps the mechanism apart from any problem or
-privacy target (the dp_accounting split of *event* and *accountant*):
+DP-FTRL adds the noise ``N w`` with a lower-triangular Toeplitz noising matrix ``N_{t,t'} = β_{t−t'}`` (seed 004
+writes ``B`` for ``N``) and ``w_t ~ N(0, σ_dp² G² I)``; DP-SGD is ``β = (1, 0, …)``. The strategy ``C = N⁻¹`` is
+Toeplitz too, with the coefficients of ``1/B(z)``. Words and symbols: ``docs/notation.md``.
 
-* :class:`Correlation` — any lower-triangular ``B`` (non-Toeplitz mechanisms such as binary-tree
-  aggregation, seed 000, subclass it); its sensitivity is ``γ_T(B) = max_{τ<T} ‖(B⁻¹)_{:,τ}‖₂``
-  (Thm 1.1, eq. 24).
-* :class:`ToeplitzCorrelation` — ``B_{t,t'} = β_{t−t'}``. Everything the theory needs is derived from three
-  primitives a subclass supplies (``coeffs``, ``inverse_coeffs``, ``dtft``): the limiting sensitivity
-  ``γ∞`` (eq. 5) and the pole integrals ``(1/2π)∫|B|²/|1 − q e^{iω}|²`` from which every stationary error
-  of the paper is built. Mechanisms with a rational generating function (BLTs, seed 003) subclass it too.
+* :class:`ToeplitzMechanism` — everything the theory needs is derived from three primitives a subclass supplies
+  (``noising_coeffs``, ``strategy_coeffs``, ``dtft``): the sensitivity under any participation (seed 004
+  Thm 1.1; seed 003 Thm 3.1), the limiting sensitivity ``γ∞`` (eq. 5), the row energies of the filtered noise
+  and the pole integrals ``(1/2π)∫|B|²/|1 − q e^{iω}|²`` from which every stationary error of seed 004 is built.
+  Mechanisms with a rational generating function (BLTs, seed 003) subclass it too.
 * :class:`FiniteToeplitz` — any finite user sequence; :class:`SqrtToeplitz` — the family
   ``B(z) = √(1 − (1−ν) z)`` of ν-DP-FTRL (eq. 7), the mean-estimation optimum ``β*`` (Thm 2.1) and
   Optimal-CC (ν = 0), with elliptic-integral closed forms.
 
-Every public function of the package accepts a plain sequence wherever it takes a mechanism
-(:func:`as_correlation`).
+Every public function of the package accepts a plain sequence ``β`` wherever it takes a mechanism
+(:func:`as_mechanism`).
 """
 
 from __future__ import annotations
 
 import abc
+import hashlib
 import math
 import warnings
 from typing import Sequence, Union
@@ -30,8 +29,10 @@ import numpy as np
 import scipy.linalg
 from scipy import fft as sfft
 from scipy import integrate
+from scipy.signal import lfilter
 
-from ._validation import check_in_interval, check_int, check_real_array, check_real_values
+from .._validation import check_in_interval, check_int, check_real_array, check_real_values
+from .base import Mechanism, Participation, _check_participation, _check_q, dense_sensitivity
 from .spectral import (
     UNIT_ROUNDOFF,
     _pole_modulus_sq,
@@ -41,15 +42,15 @@ from .spectral import (
     periodic_mean,
     series_inverse,
 )
-from .special import ellipk_complement, sqrt_pole_integral
+from .streaming import StreamingToeplitzNoise
+from ..special import ellipk_complement, sqrt_pole_integral
 
 __all__ = [
-    "Correlation",
-    "ToeplitzCorrelation",
+    "ToeplitzMechanism",
     "FiniteToeplitz",
     "DampedAntiPGD",
     "SqrtToeplitz",
-    "as_correlation",
+    "as_mechanism",
     "toeplitz",
     "dpsgd",
     "nu_ftrl",
@@ -64,8 +65,9 @@ _STEP_DOWN_TAPS = 1024  # finite β up to this length have the multi-precision s
 _TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncated
 
 
-def _check_horizon(T) -> int:
-    return check_int("T", T, 1)
+def _check_horizon(n) -> int:
+    """A number of steps: a whole number ``n >= 1``."""
+    return check_int("n", n, 1)
 
 
 def _check_length(n) -> int:
@@ -107,48 +109,24 @@ def _norm(c: np.ndarray) -> float:
     return float(np.linalg.norm(c))
 
 
-class Correlation(abc.ABC):
-    r"""A lower-triangular, invertible noise-correlation matrix ``B`` (seed 004, Alg. 1).
+class ToeplitzMechanism(Mechanism):
+    r"""A mechanism with Toeplitz noising matrix ``N_{t,t'} = β_{t−t'}`` (seed 004's ``B``, generating function
+    ``B(z) = Σ_t β_t z^t``) and Toeplitz strategy ``C = N⁻¹`` with coefficients those of ``1/B(z)``.
 
-    Subclasses provide :meth:`matrix`; this base class computes the sensitivity from the dense inverse,
-    ``O(T³)``, which structured subclasses override with fast routes (and tests use as an oracle).
+    Subclasses supply :meth:`noising_coeffs`, :meth:`strategy_coeffs`, :meth:`dtft`, :meth:`is_minimum_phase`,
+    :meth:`_support` (how many coefficients carry all but ``_TAIL_RTOL`` of the energy) and :meth:`cache_key`;
+    they may add closed forms by overriding :meth:`_gamma_inf_sq_closed_form` / :meth:`_energy_closed_form`.
     """
 
-    name: str = "B"
-
-    @abc.abstractmethod
-    def matrix(self, T: int) -> np.ndarray:
-        """The leading ``T × T`` block of ``B``."""
-
-    def sensitivity(self, T: int) -> float:
-        r"""``γ_T(B) = max_{τ<T} ‖(B⁻¹)_{:,τ}‖₂`` (seed 004, Thm 1.1, eq. 24), dense route."""
-        T = _check_horizon(T)
-        Binv = scipy.linalg.solve_triangular(self.matrix(T), np.eye(T), lower=True)
-        return float(np.max(np.linalg.norm(Binv, axis=0)))
-
-    @abc.abstractmethod
-    def limiting_sensitivity(self) -> float:
-        r"""``γ∞ = lim_{T→∞} γ_T`` (eq. 5), ``math.inf`` where it diverges."""
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-class ToeplitzCorrelation(Correlation):
-    r"""Lower-triangular Toeplitz ``B_{t,t'} = β_{t−t'}`` with generating function ``B(z) = Σ_t β_t z^t``.
-
-    Subclasses supply :meth:`coeffs`, :meth:`inverse_coeffs`, :meth:`dtft`, :meth:`is_minimum_phase` and
-    :meth:`_support` (how many coefficients carry all but ``_TAIL_RTOL`` of the energy); they may add
-    closed forms by overriding :meth:`_gamma_inf_sq_closed_form` / :meth:`_energy_closed_form`.
-    """
+    stationary = True
 
     # -- primitives -------------------------------------------------------------------------------
     @abc.abstractmethod
-    def coeffs(self, n: int) -> np.ndarray:
+    def noising_coeffs(self, n: int) -> np.ndarray:
         """``β_0, …, β_{n−1}`` (the first column of ``B``)."""
 
     @abc.abstractmethod
-    def inverse_coeffs(self, n: int) -> np.ndarray:
+    def strategy_coeffs(self, n: int) -> np.ndarray:
         """First ``n`` coefficients of ``1/B(z)``: the first column of ``B⁻¹`` (Toeplitz, App. A)."""
 
     @abc.abstractmethod
@@ -174,18 +152,66 @@ class ToeplitzCorrelation(Correlation):
         r"""``|B(ω)|²``, even in ω for real ``β``."""
         return np.abs(self.dtft(omega)) ** 2
 
-    def matrix(self, T: int) -> np.ndarray:
-        T = _check_horizon(T)
-        return scipy.linalg.toeplitz(self.coeffs(T), np.zeros(T))
+    def noising_matrix(self, n: int) -> np.ndarray:
+        n = _check_horizon(n)
+        return scipy.linalg.toeplitz(self.noising_coeffs(n), np.zeros(n))
 
-    def sensitivity(self, T: int) -> float:
-        r"""``γ_T`` (Thm 1.1, eq. 24). For Toeplitz ``B`` the columns of ``B⁻¹`` are shifted, truncated
-        copies of its first column, so the maximum is column 0: ``γ_T = ‖(1/B)_{0:T}‖₂``,
-        non-decreasing in ``T``. Cost ``O(T log T)`` or better (:func:`~dptheory.spectral.series_inverse`).
-        ``inf`` when the coefficients overflow double precision (non-minimum-phase ``β``, e.g. ``(1, −2)``
-        has ``γ_T² = (4^T − 1)/3``).
+    def strategy_matrix(self, n: int) -> np.ndarray:
+        n = _check_horizon(n)
+        return scipy.linalg.toeplitz(self.strategy_coeffs(n), np.zeros(n))
+
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+        r"""``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit), seed 003 eq. 6.
+
+        Single participation (seed 004 Thm 1.1, eq. 24): the columns of ``C`` are shifted, truncated copies of
+        its first column, so the maximum is column 0, ``γ_n = ‖c_{0:n}‖₂``, non-decreasing in ``n``, in
+        ``O(n log n)`` or better (:func:`~dptheory.mechanisms.spectral.series_inverse`); ``n = None`` gives
+        :meth:`limiting_sensitivity`. ``inf`` when the coefficients overflow double precision
+        (non-minimum-phase ``β``, e.g. ``(1, −2)`` has ``γ_n² = (4^n − 1)/3``).
+
+        ``k`` participations ``b`` apart: when ``c`` is non-negative and non-increasing the worst pattern is
+        ``π* = (0, b, …, (k'−1)b)`` and ``sens = ‖C u(π*)‖₂`` in ``O(k n)`` (seed 003 Thm 3.1, eq. 7, after Kalinin
+        & Lampert); otherwise the dense enumeration of :func:`~dptheory.mechanisms.dense_sensitivity`. The
+        streaming limit sums ``c`` over its support plus ``(k − 1)b`` steps (the rest is below 1e-17 relative).
         """
-        return _norm(self.inverse_coeffs(_check_horizon(T)))
+        participation = _check_participation(participation)
+        if n is None:
+            if participation.single:
+                return self.limiting_sensitivity()
+            if not self.is_minimum_phase():
+                return math.inf
+            n = self._inverse_support() + (participation.max_participations - 1) * participation.min_sep
+        n = _check_horizon(n)
+        c = self.strategy_coeffs(n)
+        if not np.all(np.isfinite(c)):
+            return math.inf
+        if participation.participations(n) == 1:
+            return _norm(c)
+        if np.all(c >= 0.0) and np.all(np.diff(c) <= 0.0):
+            v = np.zeros(n)
+            for start in participation.earliest(n):
+                v[start:] += c[: n - start]
+            return _norm(v)
+        return dense_sensitivity(self.strategy_matrix(n), participation)
+
+    def row_energies(self, q, n: int) -> np.ndarray:
+        r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`). For Toeplitz ``N`` the product
+        ``F_q N`` is Toeplitz with first column ``y_t = Σ_{s≤t} q^{t−s} β_s``, so row ``t`` has energy
+        ``Σ_{s≤t} y_s²``: one recursion and a cumulative sum, ``O(n)`` per ``q``. As ``t → ∞`` with ``|q| < 1`` it
+        tends to :meth:`filtered_energy` (Lemma C.4); at ``q = 1``, ``y`` is the decoder's first column
+        (seed 003 Prop. 3.3) and the energies are the prefix-sum error variances."""
+        qs, scalar = _check_q(q)
+        n = _check_horizon(n)
+        beta = self.noising_coeffs(n)
+        out = np.stack([np.cumsum(lfilter([1.0], [1.0, -qi], beta) ** 2) for qi in qs])
+        return out[0] if scalar else out
+
+    def noise_stream(self, shape, like, steps: int | None):
+        """:class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise` over the first ``steps`` coefficients
+        (exact for ``steps`` steps); ``steps = None`` needs a finite ``β``, streamed whole."""
+        if steps is None:
+            raise ValueError(f"steps must be a number of steps: {self.name} has infinitely many coefficients")
+        return StreamingToeplitzNoise(self.noising_coeffs(_check_horizon(steps)), shape, like)
 
     def limiting_sensitivity(self, *, method: str = "auto") -> float:
         r"""``γ∞(β) = lim_T γ_T = ((1/2π)∫|B(ω)|^{-2} dω)^{1/2}`` (eq. 5, 26; Property C.1).
@@ -234,7 +260,7 @@ class ToeplitzCorrelation(Correlation):
             if value is None:
                 raise
             return value
-        c = self.inverse_coeffs(n)
+        c = self.strategy_coeffs(n)
         return float(np.dot(c, c))
 
     def _gamma_inf_sq_slow_decay(self) -> float | None:
@@ -258,7 +284,7 @@ class ToeplitzCorrelation(Correlation):
         """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
         n = max(1024, 4 * self._support())
         while n <= self._max_inverse_support():
-            c = self.inverse_coeffs(n)
+            c = self.strategy_coeffs(n)
             head, tail = np.dot(c[: n // 2], c[: n // 2]), np.dot(c[n // 2 :], c[n // 2 :])
             if tail <= _TAIL_RTOL * head:
                 return n
@@ -285,7 +311,7 @@ class ToeplitzCorrelation(Correlation):
             if out is None and method == "closed_form":
                 raise ValueError(f"{self.name} has no closed form for the pole integral")
         if out is None and method in ("auto", "time"):
-            out = geometric_filter_energy(self.coeffs(self._support()), gaps)
+            out = geometric_filter_energy(self.noising_coeffs(self._support()), gaps)
         if out is None:
             out = np.concatenate([self._energy_frequency(chunk) for chunk in np.array_split(gaps, -(-gaps.size // 64))])
         return float(out[0]) if scalar else out
@@ -298,7 +324,7 @@ class ToeplitzCorrelation(Correlation):
         )
 
 
-class FiniteToeplitz(ToeplitzCorrelation):
+class FiniteToeplitz(ToeplitzMechanism):
     r"""``B`` generated by a finite sequence ``β = (β_0, …, β_{n−1})``, ``β_0 ≠ 0``.
 
     Exact time-domain routes (the pole integral is a finite geometric-filter sum), minimum-phase test by
@@ -318,7 +344,7 @@ class FiniteToeplitz(ToeplitzCorrelation):
         self.name = name or f"toeplitz({np.array2string(b, threshold=6, precision=4)})"
         self._min_phase: bool | None = None
 
-    def coeffs(self, n: int) -> np.ndarray:
+    def noising_coeffs(self, n: int) -> np.ndarray:
         n = _check_length(n)
         out = np.zeros(n)
         k = min(n, self.beta.size)
@@ -378,7 +404,7 @@ class FiniteToeplitz(ToeplitzCorrelation):
         log_abs = math.log(ratio) if ratio < 0.5 else math.log1p(-self._first_order_gap() / abs(b0))
         return b0, -b1 / b0, log_abs
 
-    def inverse_coeffs(self, n: int) -> np.ndarray:
+    def strategy_coeffs(self, n: int) -> np.ndarray:
         n = _check_length(n)
         first = self._first_order()
         if first is None:
@@ -387,13 +413,22 @@ class FiniteToeplitz(ToeplitzCorrelation):
         t = np.arange(n)
         return np.sign(a) ** t * np.exp(t * log_abs) / b0
 
-    def sensitivity(self, T: int) -> float:
-        r"""``γ_T`` (Thm 1.1); for two taps the closed form ``γ_T² = (1 − a^{2T})/(β_0²(1 − a²))``."""
-        T = _check_horizon(T)
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+        r"""As :meth:`ToeplitzMechanism.sensitivity`; for two taps and single participation the closed form
+        ``γ_n² = (1 − a^{2n})/(β_0²(1 − a²))`` (seed 004 Thm 1.1)."""
         first = self._first_order()
-        if first is None:
-            return super().sensitivity(T)
-        return math.sqrt(-math.expm1(2 * T * first[2]) * self._first_order_gamma_inf_sq())
+        if n is None or first is None or not _check_participation(participation).single:
+            return super().sensitivity(n, participation)
+        n = _check_horizon(n)
+        return math.sqrt(-math.expm1(2 * n * first[2]) * self._first_order_gamma_inf_sq())
+
+    def noise_stream(self, shape, like, steps: int | None = None):
+        """The stream of ``β`` itself (exact over any horizon), or of its first ``steps`` taps."""
+        taps = self.beta if steps is None else self.beta[: _check_horizon(steps)]
+        return StreamingToeplitzNoise(taps, shape, like)
+
+    def cache_key(self) -> str:
+        return f"FiniteToeplitz:{hashlib.sha256(np.ascontiguousarray(self.beta).tobytes()).hexdigest()}"
 
     def _first_order_gamma_inf_sq(self) -> float:
         """``1/(β_0²(1 − a²)) = 1/((|β_0| − |β_1|)(|β_0| + |β_1|))``."""
@@ -412,7 +447,7 @@ class FiniteToeplitz(ToeplitzCorrelation):
         return b0**2 + (dc - b0 * gaps) ** 2 / (gaps * (2.0 - gaps))
 
 
-class SqrtToeplitz(ToeplitzCorrelation):
+class SqrtToeplitz(ToeplitzMechanism):
     r"""``B(z) = √(1 − r z)``, ``r = 1 − ν``: ``β_t = (−1)^t C(1/2, t) r^t`` (eq. 7; Thm 2.1).
 
     ``ν ∈ (0, 1)`` is ν-DP-FTRL; ``ν = 0`` is Optimal-CC (Fichtenberger et al. 2023, γ∞ = ∞); ``ν = η ∈ (0, 2)``
@@ -437,10 +472,10 @@ class SqrtToeplitz(ToeplitzCorrelation):
         t = np.arange(1, n, dtype=float)
         return np.concatenate([[1.0], np.cumprod(self.r * (t - shift) / t)])[:n]
 
-    def coeffs(self, n: int) -> np.ndarray:
+    def noising_coeffs(self, n: int) -> np.ndarray:
         return self._recurrence(n, 1.5)
 
-    def inverse_coeffs(self, n: int) -> np.ndarray:
+    def strategy_coeffs(self, n: int) -> np.ndarray:
         return self._recurrence(n, 0.5)
 
     def dtft(self, omega) -> np.ndarray:
@@ -451,6 +486,9 @@ class SqrtToeplitz(ToeplitzCorrelation):
 
     def is_minimum_phase(self) -> bool:
         return self.nu > 0.0
+
+    def cache_key(self) -> str:
+        return f"SqrtToeplitz:{self.nu!r}"
 
     def _support(self) -> int:
         if self.nu == 0.0:
@@ -474,12 +512,12 @@ def _optimal_cc_pole_integral(b: float) -> float:
     return val / math.pi
 
 
-BetaLike = Union[Correlation, Sequence[float], np.ndarray]
+MechanismLike = Union[Mechanism, Sequence[float], np.ndarray]
 
 
-def as_correlation(beta: BetaLike) -> Correlation:
-    """A :class:`Correlation` as it is, or a finite sequence as :class:`FiniteToeplitz`."""
-    return beta if isinstance(beta, Correlation) else FiniteToeplitz(beta)
+def as_mechanism(mechanism: MechanismLike) -> Mechanism:
+    """A :class:`~dptheory.mechanisms.Mechanism` as it is, or a finite sequence ``β`` as :class:`FiniteToeplitz`."""
+    return mechanism if isinstance(mechanism, Mechanism) else FiniteToeplitz(mechanism)
 
 
 def toeplitz(coeffs: Sequence[float] | np.ndarray) -> FiniteToeplitz:
@@ -518,6 +556,9 @@ class DampedAntiPGD(FiniteToeplitz):
     def __init__(self, nu: float):
         self.nu = check_in_interval("nu", nu, 0.0, 1.0)
         super().__init__([1.0, -(1.0 - self.nu)], name=f"damped_anti_pgd({self.nu:g})")
+
+    def cache_key(self) -> str:
+        return f"DampedAntiPGD:{self.nu!r}"
 
     def _first_order_gap(self) -> float:
         return self.nu

@@ -1,0 +1,15 @@
+r"""What noise is added, for every paper: one :class:`Mechanism` type (strategy ``C``, noising matrix
+``N = C⁻¹``, sensitivity under a :class:`Participation`, row energies, its own noise stream) and its families.
+
+* :mod:`.base` — :class:`Mechanism`, :class:`Participation`, :class:`DenseMechanism` and the dense routes that
+  serve as oracles;
+* :mod:`.toeplitz` — the Toeplitz family (seed 004's ``β``; BLTs of seed 003 later), with :mod:`.spectral`
+  (inverse series, pole integrals, minimum-phase test) and :mod:`.streaming` (FIR / FFT noise) beside it.
+"""
+
+from .base import *  # noqa: F401,F403
+from .toeplitz import *  # noqa: F401,F403
+from .base import __all__ as _base_all
+from .toeplitz import __all__ as _toeplitz_all
+
+__all__ = [*_base_all, *_toeplitz_all]

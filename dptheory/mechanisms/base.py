@@ -1,0 +1,272 @@
+r"""What noise a mechanism adds, for every paper, in matrix-mechanism words (``docs/notation.md``).
+
+A mechanism privatises the prefix sums ``A x`` of a stream of clipped gradients ``x_0, …, x_{n−1}`` (``A`` the
+lower-triangular all-ones *workload*) by releasing ``C x + z`` with the *strategy* ``C`` (lower-triangular,
+invertible) and ``z ~ N(0, σ²G² I)``, decoded by the *decoder* ``B = A C⁻¹`` into ``A x + B z`` (seed 003 §2,
+seed 000 §3). Equivalently every gradient receives the noise ``N z`` with the *noising matrix* ``N = C⁻¹``:
+seed 004 writes the noise of DP-FTRL as ``B w``, so seed 004's ``B`` is ``N`` and its ``β`` is the first column of
+``N`` (:meth:`~dptheory.mechanisms.ToeplitzMechanism.noising_coeffs`).
+
+:class:`Mechanism` is the one type every consumer (``F_inf``, ``simulate``, ``F_inf_bound``, the verify cache)
+works through:
+
+* :meth:`Mechanism.sensitivity` — ``sens_Π(C) = max_{π ∈ Π} max_{‖u_i‖ ≤ 1} ‖Σ_{i∈π} C_{:,i} u_i‖₂`` over the
+  participation patterns ``Π`` of a :class:`Participation` (seed 003 eq. 6; for single participation the
+  largest column norm of ``C``, seed 004 Thm 1.1 eq. 24). The general route here enumerates the patterns over
+  the dense Gram matrix ``CᵀC``; mechanisms with structure override it.
+* :meth:`Mechanism.row_energies` — ``‖e_tᵀ F_q N‖²`` for ``t < n`` with ``F_q`` the lower-triangular Toeplitz
+  matrix of ``(1, q, q², …)``: the variance at step ``t`` of ``y_{t+1} = q y_t + (N z)_t`` for unit white ``z``.
+  At ``q = 1`` these are the per-step prefix-sum error variances ``‖e_tᵀ B‖²`` of seeds 000/003; as ``t → ∞``
+  with ``|q| < 1`` and a Toeplitz ``N`` they tend to seed 004's pole integrals (``filtered_energy``).
+* :meth:`Mechanism.noise_stream` — the correlated noise ``N z`` block by block, on the array namespace of its
+  input (each mechanism streams its own noise).
+* :meth:`Mechanism.cache_key` — a stable identifier of the mechanism's definition.
+* :attr:`Mechanism.stationary` — whether ``N`` is time-invariant (Toeplitz), which the stationary theory
+  (``F∞`` at ``horizon=None``, the frequency-domain bound of seed 004 Thm 3.1) needs.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from array_api_compat import array_namespace
+from scipy.signal import lfilter
+
+from .._validation import check_int, check_real_array
+
+__all__ = ["Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity"]
+
+#: Patterns enumerated at most by the dense sensitivity route (each costs ``O(k²)``).
+MAX_PATTERNS = 1 << 20
+
+
+@dataclass(frozen=True, kw_only=True)
+class Participation:
+    r"""How often one example may enter the stream: at most ``max_participations = k`` times, any two at least
+    ``min_sep = b`` steps apart (seed 003 §3.1, ``Π_{b,k}``; jax_privacy's min-separation schema).
+
+    ``min_sep = 1`` allows consecutive steps; ``Participation()`` is single participation (seed 004 Thm 1.1).
+    Within ``n`` steps at most ``k' = min(k, ⌈n/b⌉)`` participations fit (:meth:`participations`).
+    """
+
+    max_participations: int = 1
+    min_sep: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "max_participations", check_int("max_participations", self.max_participations, 1))
+        object.__setattr__(self, "min_sep", check_int("min_sep", self.min_sep, 1))
+
+    def participations(self, n: int) -> int:
+        """``k' = min(k, ⌈n/b⌉)``: the most participations that fit in ``n`` steps."""
+        n = check_int("n", n, 1)
+        return min(self.max_participations, -(-n // self.min_sep))
+
+    def earliest(self, n: int) -> np.ndarray:
+        """``π* = (0, b, 2b, …, (k' − 1)b)``: every participation as early as possible, exactly ``b`` apart
+        (seed 003 Thm 3.1, eq. 7)."""
+        return np.arange(self.participations(n)) * self.min_sep
+
+    def count_patterns(self, n: int) -> int:
+        r"""The number of patterns of ``k'`` steps in ``[0, n)`` pairwise ``≥ b`` apart: ``C(n − (k'−1)(b−1), k')``."""
+        k = self.participations(n)
+        return math.comb(n - (k - 1) * (self.min_sep - 1), k)
+
+    def patterns(self, n: int) -> np.ndarray:
+        """Every pattern of ``k'`` participations in ``[0, n)`` (rows, increasing), ``count_patterns(n)`` of them.
+
+        Patterns with fewer participations need not be listed: the dense route uses them only where the Gram
+        matrix is non-negative, where adding a participation never lowers the sensitivity.
+        """
+        k, b = self.participations(n), self.min_sep
+        count = self.count_patterns(n)
+        if count > MAX_PATTERNS:
+            raise ValueError(
+                f"n = {n} with {self} has {count} participation patterns, more than the {MAX_PATTERNS} the dense "
+                f"route enumerates: use a mechanism with a structured sensitivity or a smaller n"
+            )
+        rows = np.arange(n)[:, None]
+        for _ in range(k - 1):
+            last = rows[:, -1]
+            reps = np.maximum(n - (last + b), 0)
+            base = np.repeat(rows, reps, axis=0)
+            offsets = np.concatenate([np.arange(r) for r in reps]) if reps.sum() else np.zeros(0, int)
+            rows = np.concatenate([base, (np.repeat(last + b, reps) + offsets)[:, None]], axis=1)
+        return rows
+
+    @property
+    def single(self) -> bool:
+        return self.max_participations == 1
+
+    def __repr__(self) -> str:
+        return f"Participation(max_participations={self.max_participations}, min_sep={self.min_sep})"
+
+
+#: One participation per example (seed 004 Thm 1.1, seed 000's single epoch).
+SINGLE_PARTICIPATION = Participation()
+
+
+def _check_participation(participation) -> Participation:
+    if participation is None:
+        return SINGLE_PARTICIPATION
+    if not isinstance(participation, Participation):
+        raise ValueError(f"participation must be a dptheory.Participation or None, got {participation!r}")
+    return participation
+
+
+def dense_sensitivity(C: np.ndarray, participation: Participation | None = None) -> float:
+    r"""``sens_Π(C)`` of a dense strategy by enumerating the participation patterns (seed 003 eq. 6).
+
+    For a pattern ``π`` with non-negative Gram entries ``X = CᵀC`` the inner maximum over unit vectors is attained
+    with all ``u_i`` equal, giving ``Σ_{i,j∈π} X_{ij}`` (seed 003 §3.1). Where some pattern meets a negative entry
+    that maximum is a semidefinite program over the ``u_i``, which this route does not solve: it raises.
+    Single participation needs no enumeration: the largest column norm (seed 004 Thm 1.1, eq. 24).
+    """
+    C = np.asarray(C, dtype=float)
+    participation = _check_participation(participation)
+    n = C.shape[1]
+    if participation.participations(n) == 1:
+        return float(np.sqrt(np.max(np.einsum("ij,ij->j", C, C))))
+    X = C.T @ C
+    best = 0.0
+    P = participation.patterns(n)
+    for chunk in np.array_split(P, max(1, P.shape[0] // 65536)):
+        sub = X[chunk[:, :, None], chunk[:, None, :]]
+        if np.any(sub < 0.0):
+            raise ValueError(
+                "the strategy's Gram matrix C^T C has a negative entry on a participation pattern: the sensitivity is "
+                "then a semidefinite program over the per-participation contributions, not a sum of Gram entries; "
+                "no exact route exists for this mechanism under multiple participations"
+            )
+        best = max(best, float(np.max(sub.sum(axis=(1, 2)))))
+    return math.sqrt(best)
+
+
+def _check_q(q) -> tuple[np.ndarray, bool]:
+    arr = check_real_array("q", q)
+    if np.any(np.abs(arr) > 1.0):
+        raise ValueError(f"q must lie in [-1, 1] (q = 1 - eta*lambda; q = 1 gives prefix sums), got {arr[np.abs(arr) > 1][0]:g}")
+    return arr, np.ndim(q) == 0
+
+
+class Mechanism(abc.ABC):
+    r"""A lower-triangular, invertible strategy ``C`` and its noising matrix ``N = C⁻¹`` (module docstring).
+
+    A subclass supplies :meth:`strategy_matrix` or :meth:`noising_matrix` (the other follows by a triangular
+    solve) and :meth:`cache_key`; everything else has a dense route here, ``O(n³)`` at worst, which structured
+    subclasses override with fast ones and tests use as the oracle.
+    """
+
+    name: str = "mechanism"
+    #: ``N`` is Toeplitz (time-invariant): the stationary theory of seed 004 applies.
+    stationary: bool = False
+
+    def strategy_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of the strategy ``C``."""
+        n = check_int("n", n, 1)
+        return scipy.linalg.solve_triangular(self.noising_matrix(n), np.eye(n), lower=True)
+
+    def noising_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of ``N = C⁻¹`` (seed 004's ``B``)."""
+        n = check_int("n", n, 1)
+        return scipy.linalg.solve_triangular(self.strategy_matrix(n), np.eye(n), lower=True)
+
+    def decoder_matrix(self, n: int) -> np.ndarray:
+        """``B = A C⁻¹ = A N`` for the prefix-sum workload ``A`` (seed 003 §2): the cumulative sums of ``N``'s rows."""
+        return np.cumsum(self.noising_matrix(n), axis=0)
+
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+        r"""``sens_Π(C)`` over ``n`` steps under ``participation`` (default single), seed 003 eq. 6 / seed 004
+        Thm 1.1; ``n = None`` is the streaming limit ``n → ∞``, which a mechanism of fixed size does not have."""
+        if n is None:
+            raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
+        n = check_int("n", n, 1)
+        return dense_sensitivity(self.strategy_matrix(n), participation)
+
+    def row_energies(self, q, n: int) -> np.ndarray:
+        r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (module docstring), ``F_q`` lower-triangular Toeplitz of
+        ``(1, q, q², …)``; ``q ∈ [−1, 1]`` scalar (shape ``(n,)``) or 1-D (shape ``(len(q), n)``).
+
+        Dense route: the rows ``R_t = q R_{t−1} + N_t`` by a first-order recursion, ``O(n²)`` per ``q``."""
+        qs, scalar = _check_q(q)
+        n = check_int("n", n, 1)
+        N = self.noising_matrix(n)
+        out = np.stack([np.sum(lfilter([1.0], [1.0, -qi], N, axis=0) ** 2, axis=1) for qi in qs])
+        return out[0] if scalar else out
+
+    def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> "NoiseStream":
+        """A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z`` over the next ``K``
+        steps, exact for the first ``steps`` steps; on the array namespace of ``like``."""
+        if steps is None:
+            raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
+        return DenseNoise(self.noising_matrix(check_int("steps", steps, 1)), shape, like)
+
+    @abc.abstractmethod
+    def cache_key(self) -> str:
+        """A stable identifier of the mechanism's definition (the same string in every process and session)."""
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class DenseNoise:
+    """``N z`` for an explicit lower-triangular ``N``: keeps every input so far (memory ``O(steps·chains·d)``)."""
+
+    def __init__(self, N: np.ndarray, shape: tuple[int, ...], like):
+        self.xp = array_namespace(like)
+        self.N = self.xp.asarray(N)
+        self.shape = tuple(shape)
+        self.history = self.xp.zeros((0, *self.shape), dtype=self.xp.float64)
+
+    def __call__(self, z):
+        xp = self.xp
+        t0, K = self.history.shape[0], z.shape[0]
+        if t0 + K > self.N.shape[0]:
+            raise ValueError(f"the stream holds {self.N.shape[0]} steps; {t0 + K} were asked for")
+        self.history = xp.concat([self.history, z], axis=0)
+        flat = xp.reshape(self.history, (t0 + K, -1))
+        return xp.reshape(self.N[t0 : t0 + K, : t0 + K] @ flat, (K, *self.shape))
+
+
+NoiseStream = DenseNoise  # the protocol: a callable from a block of white noise to the block of ``N z``
+
+
+class DenseMechanism(Mechanism):
+    r"""A mechanism given by an explicit ``n × n`` lower-triangular strategy ``C`` with a nonzero diagonal: any
+    factorisation of the prefix-sum workload (seed 003 §2), e.g. a tree strategy or an optimised dense ``C``.
+
+    Defined for at most ``size = n`` steps; every quantity comes from the dense routes of :class:`Mechanism`.
+    """
+
+    def __init__(self, strategy, *, name: str | None = None):
+        C = np.array(strategy, dtype=float)
+        if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] == 0:
+            raise ValueError(f"strategy must be a non-empty square matrix, got shape {C.shape}")
+        if not np.all(np.isfinite(C)):
+            raise ValueError("strategy must be finite")
+        if np.any(np.triu(C, 1) != 0.0):
+            raise ValueError("strategy must be lower-triangular (a causal mechanism: step t sees only steps <= t)")
+        if np.any(np.diag(C) == 0.0):
+            raise ValueError("strategy must have a nonzero diagonal (C invertible)")
+        C.setflags(write=False)
+        self.C = C
+        self.size = C.shape[0]
+        self.name = name or f"DenseMechanism(n={self.size})"
+
+    def _check_n(self, n) -> int:
+        return check_int("n", n, 1, self.size, why=f"{self.name} is defined for {self.size} steps")
+
+    def strategy_matrix(self, n: int) -> np.ndarray:
+        n = self._check_n(n)
+        return self.C[:n, :n].copy()
+
+    def noising_matrix(self, n: int) -> np.ndarray:
+        n = self._check_n(n)
+        return scipy.linalg.solve_triangular(self.C[:n, :n], np.eye(n), lower=True)
+
+    def cache_key(self) -> str:
+        return f"DenseMechanism:{hashlib.sha256(np.ascontiguousarray(self.C).tobytes()).hexdigest()}"
