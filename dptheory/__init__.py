@@ -1,19 +1,65 @@
 r"""dptheory: the theory of differentially private learning as executable, verified numbers.
 
-Seed 004 (Choquette-Choo et al., *Correlated Noise Provably Beats Independent Noise*, ICLR 2024): noise
-correlations and their sensitivities (:mod:`dptheory.correlations`), privacy calibration
-(:mod:`dptheory.accounting`), the asymptotic suboptimality ``F∞`` (:mod:`dptheory.suboptimality`), the rate
-tables (:mod:`dptheory.rates`), the Monte-Carlo engine (:mod:`dptheory.simulation`) and the
-frequency-domain bound for strongly convex losses (:mod:`dptheory.iqc`). Notation: ``docs/notation.md``.
+The package face (every name below is loaded on first use, so ``import dptheory`` pays for no sub-package,
+and none for sympy or cvxpy until a rate table or an SOCP bound is asked for):
+
+* what noise is added — :mod:`dptheory.mechanisms`: one :class:`Mechanism` type (strategy ``C``, noising matrix
+  ``N = C⁻¹``, sensitivity under a :class:`Participation`), the Toeplitz family of seed 004 and a
+  :class:`DenseMechanism` for any explicit strategy;
+* how privacy is counted — :mod:`dptheory.accounting`: zCDP ↔ (ε, δ), Gaussian DP, the DP-SGD accountants,
+  and :func:`calibrate_noise`, the one calibration every consumer uses;
+* what is optimised — :mod:`dptheory.problems`;
+* the theory — :func:`F_inf` (seed 004 eq. 4, any horizon), :func:`F_inf_bound` (seed 004 Thm 3.1, an SOCP),
+  the mean-estimation closed forms (Thm 2.1) and the rate tables (:mod:`dptheory.rates`);
+* the simulation — :func:`simulate` (seed 004 Alg. 1, vectorised over chains, NumPy or CuPy);
+* the statistics every result speaks — :mod:`dptheory.stats`;
+* the papers' own content — :mod:`dptheory.proactive` (seed 001) and :mod:`dptheory.isrl` (seed 002).
+
+Notation and the words shared by the five papers: ``docs/notation.md``; errata: ``docs/errata.md``.
 """
 
-from .accounting import *  # noqa: F401,F403
-from .mechanisms import *  # noqa: F401,F403
-from .problems import *  # noqa: F401,F403
-from .suboptimality import *  # noqa: F401,F403
-from .simulation import *  # noqa: F401,F403
-from .iqc import *  # noqa: F401,F403
-from . import isrl, proactive  # noqa: F401  (seed 002: dpt.isrl.*, seed 001: dpt.proactive.*)
-from . import accounting, backend, claims, iqc, mechanisms, problems, rates, simulation, special, suboptimality  # noqa: F401
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+# name -> the submodule that defines it (each listed in that submodule's __all__; tests/test_architecture.py)
+_EXPORTS = {
+    "mechanisms": (
+        "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "ToeplitzMechanism",
+        "FiniteToeplitz", "DampedAntiPGD", "SqrtToeplitz", "as_mechanism", "toeplitz", "dpsgd", "nu_ftrl", "optimal_cc",
+        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal",
+    ),
+    "accounting": (
+        "CONVERSION_METHODS", "noise_multiplier", "zcdp_to_epsilon", "epsilon_to_zcdp", "noise_multiplier_for", "calibrate_noise",
+    ),
+    "problems": ("MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"),
+    "suboptimality": ("F_inf", "F_inf_lti_infimum", "mean_estimation_dpsgd", "mean_estimation_optimum", "mean_estimation_ratio"),
+    "simulation": ("SimulationResult", "Truncation", "simulate", "default_taps"),
+    "iqc": ("BoundResult", "F_inf_bound", "OptimizedCorrelation", "optimize_correlation", "minimum_phase_factor"),
+    "stats": ("Estimate",),
+}
+_SUBMODULES = (
+    "accounting", "backend", "claims", "hypotheses", "iqc", "isrl", "mechanisms", "problems", "proactive", "rates",
+    "simulation", "special", "stats", "suboptimality", "symbolic",
+)
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = [*_WHERE, *_SUBMODULES]
+
+
+def __getattr__(name: str):
+    """Load a public name or a sub-package on first use (PEP 562) and keep it."""
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'dptheory' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

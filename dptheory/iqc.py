@@ -63,6 +63,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ._validation import check_in_interval, check_int, check_privacy, check_variant
+from .accounting.calibration import calibrate_noise
+from .mechanisms.base import SINGLE_PARTICIPATION, Participation
 from .mechanisms.toeplitz import MechanismLike, FiniteToeplitz, ToeplitzMechanism, as_mechanism, nu_ftrl
 from .problems import StronglyConvex
 from .mechanisms.spectral import _pole_modulus_sq
@@ -282,39 +284,52 @@ def _solve_psi(weight: np.ndarray, omega: np.ndarray, q: np.ndarray, problem: St
 
 
 def F_inf_bound(
-    beta: MechanismLike,
+    mechanism: MechanismLike,
     problem: StronglyConvex,
     *,
     rho: float,
     G: float = 1.0,
+    horizon: int | None = None,
+    participation: Participation | None = None,
     n_grid: int = DEFAULT_GRID,
     tau_max: int = DEFAULT_TAU_MAX,
     variant: str = "corrected",
 ) -> BoundResult:
-    r"""Upper bound on ``F∞(β)`` for a strongly convex problem (seed 004, Thm 3.1 / Thm E.1), by an SOCP.
+    r"""Upper bound on ``F∞`` for a strongly convex problem (seed 004, Thm 3.1 / Thm E.1), by an SOCP.
+
+    The noise is calibrated by :func:`~dptheory.accounting.calibrate_noise`: ``σ_dp = sens_Π(C; n)/√(2ρ)`` with
+    ``n = horizon`` (``None``: the streaming limit ``γ∞``, as in the paper) under ``participation`` (default
+    single). The bound is on the stationary ``lim sup E[F(θ_t) − F⋆]`` of the iteration run with that noise; the
+    mechanism must be stationary (Toeplitz ``N``), since the theorem works with its spectrum ``|B(ω)|²``.
 
     The returned ``(psi, multiplier)`` is a certificate of eq. (90) at ``c = 2μL`` on the grid, computed from the
     solver's multiplier or the static one, whichever bounds lower (``solver_stats["certificate"]``), so a bound
     exists for every ``κ ≥ 1``; at ``μ = L`` it is the closed-form limit of the program. Returns ``value = inf``
-    (and no program) when ``γ∞(β) = ∞``: the noise needed for privacy is unbounded. When Clarabel fails the best
-    certified candidate is returned and ``solver_stats["certificate"]`` says ``"(solver failed: …)"``;
+    (and no program) when the sensitivity is infinite: the noise needed for privacy is unbounded. When Clarabel
+    fails the best certified candidate is returned and ``solver_stats["certificate"]`` says ``"(solver failed: …)"``;
     ``RuntimeError`` only if no multiplier is certified (not reached for valid parameters, module docstring).
     """
     rho, G = check_privacy(rho, G)
     check_variant(variant)
     n_grid, tau_max = _check_program(problem, n_grid, tau_max)
-    corr = as_mechanism(beta)
-    if not isinstance(corr, ToeplitzMechanism):
-        raise ValueError(f"beta must be a Toeplitz correlation, got {corr!r}")
+    corr = as_mechanism(mechanism)
+    if not corr.stationary:
+        raise ValueError(
+            f"mechanism must be stationary (a Toeplitz noising matrix) for the frequency-domain bound of Thm 3.1, "
+            f"which is stated through its spectrum |B(omega)|^2; {corr.name} is not"
+        )
+    horizon = None if horizon is None else check_int("horizon", horizon, 1)
     settings = dict(beta=corr.name, kappa=problem.kappa, eta=problem.eta, mu=problem.mu, L=problem.L,
-                    sigma_sgd=problem.sigma_sgd, d=problem.d, rho=rho, G=G, n_grid=n_grid, tau_max=tau_max, variant=variant)
-    gamma_sq = corr.limiting_sensitivity() ** 2
+                    sigma_sgd=problem.sigma_sgd, d=problem.d, rho=rho, G=G, n_grid=n_grid, tau_max=tau_max, variant=variant,
+                    horizon=horizon, participation=repr(participation or SINGLE_PARTICIPATION))
+    sigma_sq = calibrate_noise(corr, rho=rho, horizon=horizon, participation=participation) ** 2
     omega, q = frequency_grid(n_grid, _grid_power(n_grid, problem.eta * problem.mu))
-    if not math.isfinite(gamma_sq):
-        return BoundResult(math.inf, omega, np.full(n_grid, np.nan), {}, dict(status="not solved: gamma_inf = inf",
+    if not math.isfinite(sigma_sq):
+        return BoundResult(math.inf, omega, np.full(n_grid, np.nan), {}, dict(status=f"not solved: gamma_{'inf' if horizon is None else horizon} = inf",
                            solver=None, solve_time=0.0, iterations=None), settings)
     d, s2 = problem.d, problem.sigma_sgd**2
-    dp, factor = (d * G**2 * gamma_sq / (2 * rho), problem.L / 2) if variant == "corrected" else (G**2 * gamma_sq / rho, problem.L * d)
+    # corrected: d G² σ² = d G² γ²/(2ρ); as printed (module docstring): G² γ²/ρ = 2 G² σ²
+    dp, factor = (d * G**2 * sigma_sq, problem.L / 2) if variant == "corrected" else (2 * G**2 * sigma_sq, problem.L * d)
     if problem.mu == problem.L:
         return _quadratic_limit(corr, problem, dp, factor, omega, settings)
     value, psi, lam, stats = _solve_psi(dp * corr.spectrum(omega) + s2, omega, q, problem, tau_max)

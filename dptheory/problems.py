@@ -1,12 +1,17 @@
 r"""Learning problems of seed 004 (§2): *what is optimised*, kept apart from the mechanism and the privacy.
 
 A problem fixes the objective ``F``, the learning rate ``η`` and the gradient-noise level ``σ_sgd``; the
-stationary suboptimality ``F∞`` of :mod:`dptheory.suboptimality` combines it with a mechanism ``β`` and a
-privacy level ``ρ``.
+suboptimality ``F∞`` of :mod:`dptheory.suboptimality` combines it with a mechanism and a privacy level ``ρ``.
+
+Each problem also owns its behaviour in a simulation (:func:`dptheory.simulate`): :meth:`check_simulable`
+refuses settings where no estimate is valid, :attr:`mixing_time` sets the burn-in, and :meth:`dynamics`
+returns the backend-bound kernel (:class:`Dynamics`) that draws the data of a block of steps, forms the
+stochastic gradient and evaluates ``F(θ) − F⋆``, so the simulator is one loop with no type switches.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,13 +19,107 @@ from scipy import optimize
 
 from ._validation import check_in_interval, check_positive_array, check_positive_int
 
-__all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"]
+__all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES", "Dynamics"]
 
 LOSSES = ("quadratic", "piecewise_quadratic", "logistic")
 
 
+class Dynamics:
+    r"""A problem's stochastic gradients and suboptimality on one array backend, for ``chains`` parallel runs.
+
+    ``draw(rng, K)`` returns the data of ``K`` steps (consumed from the run's one generator, after the
+    mechanism's white noise); ``gradient(theta, data, k)`` returns ``(g, r)``: the per-example gradient ``g``
+    (clipped by DP-FTRL) and the gradient ``r`` of an unclipped regulariser (``None`` if there is none);
+    ``suboptimality(theta)`` returns ``F(θ) − F⋆`` per chain. The default ``F − F⋆ = ½ θᵀHθ`` with
+    ``H = diag(eigs)`` serves the quadratic problems (``θ⋆ = 0``).
+    """
+
+    def __init__(self, problem, bk, chains: int):
+        self.problem, self.bk, self.xp, self.chains = problem, bk, bk.xp, chains
+        self.lam = bk.asarray(problem.eigs)
+
+    def suboptimality(self, theta):
+        return 0.5 * self.xp.sum(self.lam * theta * theta, axis=1)
+
+
+class _MeanEstimationDynamics(Dynamics):
+    """``f(θ; z) = z²/2 − zθ``, ``r(θ) = θ²/2`` (seed 004 eq. 6) with ``z = σ_sgd·s``, ``s`` Rademacher."""
+
+    def draw(self, rng, K):
+        s = self.xp.astype(self.bk.asarray(rng.random(size=(K, self.chains, 1))) < 0.5, self.xp.float64) * 2.0 - 1.0
+        return s * self.problem.sigma_sgd
+
+    def gradient(self, theta, z, k):
+        return -z[k], theta  # ∇f = −z is clipped, the regulariser's ∇r = θ is not
+
+
+class _LinearRegressionDynamics(Dynamics):
+    """``x ~ N(0, H)`` and residual ``ξ ~ N(0, σ_sgd²)`` in ``H``'s eigenbasis (seed 004 eq. 8)."""
+
+    def __init__(self, problem, bk, chains):
+        super().__init__(problem, bk, chains)
+        self.sqrt_lam = self.xp.sqrt(self.lam)
+
+    def draw(self, rng, K):
+        z = self.bk.asarray(rng.standard_normal(size=(K, self.chains, self.problem.d)))
+        xi = self.bk.asarray(rng.standard_normal(size=(K, self.chains))) * self.problem.sigma_sgd
+        return z, xi
+
+    def gradient(self, theta, data, k):
+        z, xi = data
+        x = z[k] * self.sqrt_lam
+        return x * (self.xp.sum(x * theta, axis=1) - xi[k])[:, None], None
+
+
+class _StronglyConvexDynamics(Dynamics):
+    """``∇F`` of the coordinate-wise loss plus ``ε_t`` uniform on the sphere of radius ``σ_sgd``."""
+
+    def draw(self, rng, K):
+        xp = self.xp
+        z = self.bk.asarray(rng.standard_normal(size=(K, self.chains, self.problem.d)))
+        return self.problem.sigma_sgd * z / xp.sqrt(xp.sum(z * z, axis=2))[:, :, None]
+
+    def gradient(self, theta, eps, k):
+        xp, mu, L = self.xp, self.problem.mu, self.problem.L
+        if self.problem.loss == "quadratic":
+            grad = mu * theta
+        elif self.problem.loss == "piecewise_quadratic":
+            grad = mu * theta + (L - mu) * xp.maximum(theta, 0.0)
+        else:
+            grad = mu * theta + 4.0 * (L - mu) * (1.0 / (1.0 + xp.exp(-theta)) - 0.5)
+        return grad + eps[k], None
+
+    def suboptimality(self, theta):
+        xp, mu, L = self.xp, self.problem.mu, self.problem.L
+        quad = 0.5 * mu * xp.sum(theta * theta, axis=1)
+        if self.problem.loss == "quadratic":
+            return quad
+        if self.problem.loss == "piecewise_quadratic":
+            pos = xp.maximum(theta, 0.0)
+            return quad + 0.5 * (L - mu) * xp.sum(pos * pos, axis=1)
+        softplus = xp.log1p(xp.exp(-xp.abs(theta))) + xp.maximum(theta, 0.0)
+        return quad + 4.0 * (L - mu) * xp.sum(softplus - 0.5 * theta - math.log(2.0), axis=1)
+
+
+class _SimulatedProblem:
+    """What every problem shares in a simulation: the mixing time of its linearisation."""
+
+    @property
+    def mixing_time(self) -> float:
+        r"""``1/(1 − max_j |1 − ηλ_j|)``: the e-folding time of the slowest mode of ``I − ηH`` (``1/(ημ)`` when
+        ``ηλ_max ≤ 1``; mean estimation at ``η ∈ (1, 2)``: ``1/(2 − η)``, not ``1/η``)."""
+        return 1.0 / (1.0 - float(np.max(np.abs(1.0 - self.eta * self.eigs))))
+
+    def check_simulable(self) -> None:
+        """Raise ``ValueError`` where a simulation cannot give a valid estimate (nothing to refuse by default)."""
+
+    def dynamics(self, bk, chains: int) -> Dynamics:
+        """The problem's simulation kernel on backend ``bk`` for ``chains`` parallel runs."""
+        return self._dynamics(self, bk, chains)
+
+
 @dataclass(frozen=True)
-class MeanEstimation:
+class MeanEstimation(_SimulatedProblem):
     r"""One-dimensional mean estimation, ``F(θ) = ½ E(θ − z)²`` (seed 004, eq. 6; §2.1, App. B).
 
     ``g_t = θ_t − z_t``, so ``δ_t = θ_t − E z`` follows ``δ_{t+1} = (1 − η)δ_t + η(z_t − E z) − η w̃_t``
@@ -46,9 +145,23 @@ class MeanEstimation:
         """The Hessian's eigenvalues: ``(1,)``."""
         return np.ones(1)
 
+    @property
+    def d(self) -> int:
+        return 1
+
+    _dynamics = _MeanEstimationDynamics
+
+    def check_simulable(self) -> None:
+        """A simulation draws ``z = σ_sgd·s`` with Rademacher ``s`` and assumes ``|z| ≤ 1`` as Thm 2.1 does."""
+        if self.sigma_sgd > 1.0:
+            raise ValueError(
+                f"sigma_sgd must lie in [0, 1] to simulate MeanEstimation: z = sigma_sgd*s with Rademacher s, and the "
+                f"simulation assumes |z| <= 1 as seed 004 Thm 2.1 does (|grad f| = |z| within the clip norm G >= 1), got {self.sigma_sgd:g}"
+            )
+
 
 @dataclass(frozen=True)
-class LinearRegression:
+class LinearRegression(_SimulatedProblem):
     r"""Linear regression with Gaussian inputs (seed 004, eq. 8; §2.2, App. C).
 
     ``F(θ) = ½ E(y − ⟨θ, x⟩)²`` with ``x ~ N(0, H)``, ``H = diag(eigs)`` (w.l.o.g. in its eigenbasis) and
@@ -90,6 +203,19 @@ class LinearRegression:
     @property
     def d(self) -> int:
         return int(self.eigs.size)
+
+    _dynamics = _LinearRegressionDynamics
+
+    def check_simulable(self) -> None:
+        """From :attr:`eta_max_fourth_moment` on, ``F(θ_t) − F⋆`` has infinite variance: no interval is valid."""
+        if not self.fourth_moment_gain() < 1.0:  # i.e. η ≥ η₄
+            eta4 = self.eta_max_fourth_moment
+            raise ValueError(
+                f"eta must lie in (0, {eta4:.6g}) to simulate SGD on Gaussian data: from "
+                f"LinearRegression.eta_max_fourth_moment = {eta4:.6g} on, the iterate's stationary fourth moment is "
+                f"infinite (its second moment from eta_max_gaussian = {self.eta_max_gaussian:.6g}), so the "
+                f"per-chain time average has infinite variance and no confidence interval is valid; got {self.eta:g}"
+            )
 
     @property
     def trace(self) -> float:
@@ -186,7 +312,7 @@ class LinearRegression:
 
 
 @dataclass(frozen=True)
-class StronglyConvex:
+class StronglyConvex(_SimulatedProblem):
     r"""A ``μ``-strongly convex, ``L``-smooth objective in ``d`` dimensions (seed 004, §3, Thm 3.1, App. E).
 
     The stochastic gradients satisfy ``‖∇f(θ; z) − ∇F(θ)‖ ≤ σ_sgd`` almost surely. Only ``(η, μ, L, σ_sgd, d)``
@@ -232,6 +358,8 @@ class StronglyConvex:
     def eigs(self) -> np.ndarray:
         """Curvature bounds ``(μ, L)``: the slowest mode of the linearised dynamics is ``1/(ημ)``."""
         return np.array([self.mu, self.L])
+
+    _dynamics = _StronglyConvexDynamics
 
     @property
     def kappa(self) -> float:

@@ -1,14 +1,20 @@
-r"""Asymptotic suboptimality ``F∞(β) = lim_{T→∞} E[F(θ_T) − F(θ⋆)]`` (seed 004, eq. 4).
+r"""Suboptimality of Noisy-FTRL: ``F∞ = lim_{T→∞} E[F(θ_T) − F(θ⋆)]`` (seed 004, eq. 4) and its finite-horizon value.
 
-``θ_t`` follows Noisy-FTRL (seed 004, eq. 13), ``θ_{t+1} = θ_t − η(g_t + G σ_dp Σ_τ β_τ w_{t−τ})``,
-``w_t ~ N(0, I_d)``, with the noise calibrated to the limiting sensitivity, ``σ_dp = γ∞(β)/√(2ρ)``
-(Thm 1.1). Hence ``F∞`` is invariant to rescaling ``β`` and depends on ``β`` only through ``|B(ω)|²``.
+``θ_t`` follows Noisy-FTRL (seed 004, eq. 13), ``θ_{t+1} = θ_t − η(g_t + G σ_dp (N w)_t)``, ``w_t ~ N(0, I_d)``,
+with the noising matrix ``N`` of the mechanism (seed 004's ``B``) and the noise calibrated by the one helper
+:func:`dptheory.accounting.calibrate_noise`: ``σ_dp = sens_Π(C; n)/√(2ρ)`` (Thm 1.1).
 
-Everything is built from two numbers of the mechanism: ``γ∞(β)²`` and the pole integrals
-``E_q(β) = (1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω`` at ``q_j = 1 − ηλ_j``
-(:meth:`~dptheory.correlations.ToeplitzMechanism.filtered_energy`). The stationary DP variance of
-eigen-direction ``j`` of the linearised dynamics is ``n_j = η² σ² E_{q_j}``, ``σ² = G²γ∞²/(2ρ)``
-(Thm F.2, App. B eq. 18, App. C eq. 39).
+* ``horizon=None`` (seed 004's ``F∞``): the stationary limit, ``σ_dp = γ∞/√(2ρ)``. Hence ``F∞`` is invariant to
+  rescaling ``β`` and depends on ``β`` only through ``|B(ω)|²``. Everything is built from ``γ∞(β)²`` and the pole
+  integrals ``E_q(β) = (1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω`` at ``q_j = 1 − ηλ_j``
+  (:meth:`~dptheory.ToeplitzMechanism.filtered_energy`): the stationary DP variance of eigen-direction ``j`` of
+  the linearised dynamics is ``n_j = η² σ² E_{q_j}``, ``σ² = G²γ∞²/(2ρ)`` (Thm F.2, App. B eq. 18, App. C eq. 39).
+  Only stationary (Toeplitz) mechanisms have it.
+* ``horizon=n``: ``F_n = E[F(θ_n) − F⋆]``, the last iterate after ``n`` noisy steps from ``θ_0 = θ⋆``, with
+  ``σ_dp = sens_Π(C; n)/√(2ρ)``. Direction ``j`` then carries the DP variance ``η² σ² ‖e_{n−1}ᵀ F_{q_j} N‖²``
+  (:meth:`~dptheory.Mechanism.row_energies`, the finite sum whose limit is ``E_{q_j}``) and the gradient-noise
+  variance ``η²σ_sgd²λ_j Σ_{t<n} q_j^{2t}``; every mechanism has it. ``F_n → F∞`` as ``n → ∞`` for a Toeplitz
+  mechanism whose sensitivity converges (``tests/test_mechanisms.py``).
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ import math
 
 import numpy as np
 
-from .mechanisms.toeplitz import MechanismLike, ToeplitzMechanism, as_mechanism
+from .accounting.calibration import calibrate_noise
+from .mechanisms.base import Participation
+from .mechanisms.toeplitz import MechanismLike, as_mechanism
 from .problems import LinearRegression, MeanEstimation
 from .mechanisms.spectral import _pole_modulus_sq, clustered_even_mean
 from .special import ellipk_complement
-from ._validation import check_privacy, check_real_values, check_variant
+from ._validation import check_int, check_privacy, check_real_values, check_variant
 
 __all__ = [
     "F_inf",
@@ -35,40 +43,83 @@ _KINDS = {
     MeanEstimation: ("exact",),
     LinearRegression: ("exact", "lti", "lower", "upper"),
 }
+_FINITE_HORIZON_KINDS = ("exact", "lti")  # MeanEstimation "exact" is linear, so its n-step value is exact
 
 
-def _dp_variances(beta: ToeplitzMechanism, problem, rho: float, G: float, method: str) -> np.ndarray | None:
-    r"""Per eigen-direction stationary DP variance ``n_j = η² G²γ∞²/(2ρ) · E_{1−ηλ_j}(β)``; ``None`` if γ∞ = ∞."""
-    gamma_sq = beta.limiting_sensitivity(method=method) ** 2
-    if not math.isfinite(gamma_sq):
+def _transient(problem, horizon: int | None) -> np.ndarray:
+    r"""``1 − q_j^{2n}`` per direction (``q_j = 1 − ηλ_j``): the share of the stationary variance of white gradient
+    noise reached after ``n`` steps from ``θ⋆`` (``1`` at ``horizon=None``)."""
+    q = 1.0 - problem.eta * problem.eigs
+    if horizon is None:
+        return np.ones_like(q)
+    with np.errstate(divide="ignore"):
+        return -np.expm1(2 * horizon * np.log(np.abs(q)))
+
+
+def _dp_variances(mechanism, problem, rho, G, method, horizon, participation) -> np.ndarray | None:
+    r"""Per eigen-direction DP variance ``η²G²σ_dp²·E`` (module docstring), ``None`` if ``σ_dp = ∞``: ``E`` is the
+    pole integral ``E_{1−ηλ_j}`` at ``horizon=None`` and the last row energy ``‖e_{n−1}ᵀ F_{q_j} N‖²`` at ``n``."""
+    sigma = calibrate_noise(mechanism, rho=rho, horizon=horizon, participation=participation,
+                            method=None if method == "auto" else method)
+    if not math.isfinite(sigma):
         return None
-    energy = beta.filtered_energy(gap=problem.eta * problem.eigs, method=method)
-    return problem.eta**2 * G**2 * gamma_sq / (2.0 * rho) * energy
+    if horizon is None:
+        energy = mechanism.filtered_energy(gap=problem.eta * problem.eigs, method=method)
+    else:
+        energy = mechanism.row_energies(1.0 - problem.eta * problem.eigs, horizon)[:, -1]
+    return problem.eta**2 * G**2 * sigma**2 * energy
+
+
+def _check_mechanism_and_horizon(mechanism, problem, kind: str, horizon, method: str):
+    mechanism = as_mechanism(mechanism)
+    if horizon is None:
+        if not mechanism.stationary:
+            raise ValueError(
+                f"horizon must be a number of steps for {mechanism.name}: its noising matrix is not Toeplitz, so it "
+                f"has no stationary suboptimality (F_inf at horizon=None); pass horizon=n"
+            )
+        return mechanism, None
+    horizon = check_int("horizon", horizon, 1)
+    if kind not in _FINITE_HORIZON_KINDS or (isinstance(problem, LinearRegression) and kind != "lti"):
+        raise ValueError(
+            f"kind must be 'lti' (linear regression) or 'exact' (mean estimation) at a finite horizon, got {kind!r}: "
+            f"the exact Gaussian value and the bounds of Thm C.15/C.18 are stationary results (horizon=None)"
+        )
+    if method != "auto":
+        raise ValueError(f"method selects the stationary routes (horizon=None); at a finite horizon it must be 'auto', got {method!r}")
+    return mechanism, horizon
 
 
 def F_inf(
-    beta: MechanismLike,
+    mechanism: MechanismLike,
     problem: MeanEstimation | LinearRegression,
     *,
     rho: float,
     G: float = 1.0,
+    horizon: int | None = None,
+    participation: Participation | None = None,
     kind: str = "exact",
     variant: str = "corrected",
     method: str = "auto",
 ) -> float:
-    r"""Asymptotic suboptimality ``F∞(β)`` of Noisy-FTRL with ``σ_dp = γ∞(β)/√(2ρ)`` (seed 004, eq. 4).
+    r"""Suboptimality of Noisy-FTRL calibrated by :func:`~dptheory.accounting.calibrate_noise` (seed 004, eq. 4;
+    module docstring for what ``horizon`` means).
 
     Parameters
     ----------
-    beta : a :class:`~dptheory.correlations.ToeplitzMechanism` or any sequence ``β`` (``β_0 ≠ 0``).
+    mechanism : any :class:`~dptheory.Mechanism`, or a sequence ``β`` (``β_0 ≠ 0``, a :class:`FiniteToeplitz`).
     problem : :class:`MeanEstimation` or :class:`LinearRegression`.
     rho : zCDP level ``ρ > 0`` (Thm 1.1).
     G : clip norm ``G > 0`` (scales the DP noise; Noisy-FTRL does not clip).
+    horizon : ``None`` (default) for the stationary ``F∞`` of a Toeplitz mechanism; an integer ``n ≥ 1`` for
+        ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` with the noise calibrated to ``n`` steps (``kind="exact"`` for mean
+        estimation, ``kind="lti"`` for linear regression).
+    participation : a :class:`~dptheory.Participation` (default: single participation), the schema the noise is
+        calibrated to.
     kind :
-        ``"exact"`` — the true stationary value. Mean estimation: App. B eq. (18). Linear regression
-        with Gaussian inputs: the exact solution of the stationary second-moment equations, which the
-        paper does not give (derivation in ``docs/linear_regression_exact.md``); needs
-        ``η < problem.eta_max_gaussian``.
+        ``"exact"`` — the true value. Mean estimation: App. B eq. (18). Linear regression with Gaussian inputs:
+        the exact solution of the stationary second-moment equations, which the paper does not give
+        (derivation in ``docs/linear_regression_exact.md``); needs ``η < problem.eta_max_gaussian``.
         ``"lti"`` — the LTI part (the ``xxᵀ → H`` surrogate; equality case of Thm C.18).
         ``"lower"`` / ``"upper"`` — Thm C.18 / Thm C.15 with their constants (``C_kurt = 3``,
         ``R² = Tr H + 2λ_max``), both require ``η < 1/R²``.
@@ -76,9 +127,11 @@ def F_inf(
         App. B, which calls ``lim E[δ²]`` "F∞" and so drops the ½ of ``F − F⋆ = ½δ²`` (digest 004 §10.3);
         mean estimation only.
     method : ``"auto"``, ``"closed_form"``, ``"time"`` or ``"frequency"``: the route for ``γ∞`` and the pole
-        integrals (see :meth:`~dptheory.correlations.ToeplitzMechanism.filtered_energy`).
+        integrals at ``horizon=None`` (see :meth:`~dptheory.ToeplitzMechanism.filtered_energy`).
 
-    Returns ``math.inf`` when ``γ∞(β) = ∞`` (Optimal-CC, anti-PGD, non-minimum-phase ``β``; Table 2).
+    Returns ``math.inf`` when the sensitivity is infinite (``γ∞ = ∞``: Optimal-CC, anti-PGD, non-minimum-phase
+    ``β``; Table 2). Raises ``ValueError`` for a non-Toeplitz mechanism at ``horizon=None``, which has no
+    stationary value.
     """
     rho, G = check_privacy(rho, G)
     if type(problem) not in _KINDS:
@@ -88,25 +141,24 @@ def F_inf(
     check_variant(variant)
     if variant == "paper" and not isinstance(problem, MeanEstimation):
         raise ValueError("variant='paper' exists only for MeanEstimation (App. B drops the factor 1/2)")
-    beta = as_mechanism(beta)
-    if not isinstance(beta, ToeplitzMechanism):
-        raise ValueError(f"beta must be a Toeplitz correlation for the stationary theory, got {beta!r}")
-    if isinstance(problem, MeanEstimation):
-        return _mean_estimation(beta, problem, rho, G, variant, method)
-    return _linear_regression(beta, problem, rho, G, kind, method)
-
-
-def _mean_estimation(beta, problem: MeanEstimation, rho, G, variant, method) -> float:
-    r"""App. B eq. (18): ``lim E δ² = η²σ² E_{1−η}(β) + ησ_sgd²/(2 − η)``; ``F∞ = ½ lim E δ²``."""
-    eta = problem.eta
-    n = _dp_variances(beta, problem, rho, G, method)
+    mechanism, horizon = _check_mechanism_and_horizon(mechanism, problem, kind, horizon, method)
+    n = _dp_variances(mechanism, problem, rho, G, method, horizon, participation)
     if n is None:
         return math.inf
-    second_moment = float(n[0]) + eta * problem.sigma_sgd**2 / (2.0 - eta)
+    if isinstance(problem, MeanEstimation):
+        return _mean_estimation(problem, n, _transient(problem, horizon), variant)
+    return _linear_regression(problem, n, _transient(problem, horizon), kind)
+
+
+def _mean_estimation(problem: MeanEstimation, n: np.ndarray, transient: np.ndarray, variant: str) -> float:
+    r"""App. B eq. (18): ``lim E δ² = η²σ² E_{1−η}(β) + ησ_sgd²/(2 − η)``; ``F∞ = ½ lim E δ²`` (at a horizon the
+    row energy and ``(1 − q^{2n})`` in their places)."""
+    eta = problem.eta
+    second_moment = float(n[0]) + eta * problem.sigma_sgd**2 / (2.0 - eta) * float(transient[0])
     return second_moment if variant == "paper" else 0.5 * second_moment
 
 
-def _linear_regression(beta, problem: LinearRegression, rho, G, kind, method) -> float:
+def _linear_regression(problem: LinearRegression, n: np.ndarray, transient: np.ndarray, kind: str) -> float:
     eta, lam, s2 = problem.eta, problem.eigs, problem.sigma_sgd**2
     if kind in ("lower", "upper") and eta * problem.R2 >= 1.0:
         raise ValueError(
@@ -118,12 +170,9 @@ def _linear_regression(beta, problem: LinearRegression, rho, G, kind, method) ->
             f"eta must lie in (0, {problem.eta_max_gaussian:.6g}) for the stationary second moment to exist "
             f"with Gaussian inputs (eta*lambda_max < 1 and sum_j eta*lambda_j/(2(1-eta*lambda_j)) < 1), got {eta:g}"
         )
-    n = _dp_variances(beta, problem, rho, G, method)
-    if n is None:
-        return math.inf
     dp_lti = 0.5 * float(np.sum(lam * n))  # = η²G²γ²/(8πρ) ∫|B|²h dω  (eq. 20–21)
     if kind == "lti":
-        return dp_lti + 0.5 * eta * s2 * float(np.sum(lam / (2.0 - eta * lam)))
+        return dp_lti + 0.5 * eta * s2 * float(np.sum(lam / (2.0 - eta * lam) * transient))
     if kind == "lower":  # Thm C.18
         return 0.25 * eta * s2 * problem.trace + dp_lti
     if kind == "upper":  # Thm C.15: the DP integral term is 4·dp_lti

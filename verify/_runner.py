@@ -33,24 +33,21 @@ CACHE_VERSION = 2  # bump when the simulator's output for given parameters chang
 
 @dataclass(frozen=True)
 class Task:
-    """One call of :func:`dptheory.simulate`: a mechanism, a problem and the simulation settings."""
+    """One call of :func:`dptheory.simulate`: a mechanism (or a sequence β), a problem and the simulation settings."""
 
-    beta: object
+    mechanism: object
     problem: object
     kwargs: dict = field(default_factory=dict)
 
     def key(self) -> str:
-        b = self.beta
-        coeffs = b.noising_coeffs(256) if hasattr(b, "noising_coeffs") else np.asarray(b, float)
         p = self.problem
         payload = json.dumps(
             dict(
-                v=CACHE_VERSION, beta=getattr(b, "name", "seq"), nu=getattr(b, "nu", None),
-                coeffs=hashlib.sha256(np.ascontiguousarray(coeffs).tobytes()).hexdigest(),
+                v=CACHE_VERSION, mechanism=dpt.as_mechanism(self.mechanism).cache_key(),
                 problem=type(p).__name__, eta=p.eta, sigma_sgd=p.sigma_sgd,
                 eigs=hashlib.sha256(np.ascontiguousarray(p.eigs).tobytes()).hexdigest(),
-                kwargs=self.kwargs,
-                # strongly convex problems: the loss, curvatures and dimension (absent keys keep older entries valid)
+                kwargs={k: repr(v) if k == "participation" else v for k, v in self.kwargs.items()},
+                # strongly convex problems: the loss, curvatures and dimension
                 **{k: getattr(p, k) for k in ("loss", "mu", "L", "d") if hasattr(p, "loss")},
             ),
             sort_keys=True,
@@ -59,14 +56,16 @@ class Task:
 
 
 def _run(task: Task) -> dict:
-    res = dpt.simulate(task.beta, task.problem, **task.kwargs)
-    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(),
-                taps=res.mechanism.beta.tolist(), settings=res.settings)
+    res = dpt.simulate(task.mechanism, task.problem, **task.kwargs)
+    # a stationary run simulates a finite β (stored whole); a finite-horizon run the task's own mechanism
+    taps = res.mechanism.beta.tolist() if res.settings.get("horizon") is None else None
+    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
 
 
-def _load(entry: dict) -> SimulationResult:
+def _load(entry: dict, task: Task) -> SimulationResult:
+    mechanism = dpt.as_mechanism(task.mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
     return SimulationResult(mean=entry["mean"], stderr=entry["stderr"], chain_means=np.asarray(entry["chain_means"]),
-                            mechanism=dpt.toeplitz(entry["taps"]), settings=entry["settings"])
+                            mechanism=mechanism, settings=entry["settings"])
 
 
 def run_all(tasks: list[Task], *, executor: cf.Executor | None = None, desc: str = "simulations") -> list[SimulationResult]:
@@ -93,7 +92,7 @@ def run_all(tasks: list[Task], *, executor: cf.Executor | None = None, desc: str
         finally:
             if own:
                 ex.shutdown(cancel_futures=True)
-    return [_load(entries[k]) for k in keys]
+    return [_load(entries[k], t) for k, t in zip(keys, tasks)]
 
 
 def point_seed(base: int, *params) -> int:

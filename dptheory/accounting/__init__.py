@@ -8,7 +8,9 @@ r"""Privacy accounting shared by every paper of the toolkit.
 * :mod:`.gdp`: Gaussian DP (Dong–Roth–Su Cor. 2.13, seed 001 eq. (64)) and the CLT μ of DP-SGD (eq. (65));
 * :mod:`.dpsgd`: PLD, RDP, CLT, Monte-Carlo and fixed-batch replace-one accountants of DP-SGD, the
   ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
-* :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI.
+* :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI;
+* :mod:`.calibration`: the one calibration of any mechanism to ρ-zCDP at a horizon and participation
+  (:func:`calibrate_noise`), used by ``F_inf``, ``simulate`` and ``F_inf_bound``.
 
 A public function whose arguments include two numbers or more takes its first argument positionally and the
 others by keyword only, so that two numbers of the same kind (ε and δ, σ and q, ...) cannot be swapped.
@@ -20,12 +22,34 @@ others by keyword only, so that two numbers of the same kind (ε and δ, σ and 
 <Sampling.POISSON: 'Poisson sampling with rate q'>
 """
 
-from . import classic, dpsgd, gdp, models, montecarlo, zcdp
-from .classic import *  # noqa: F401,F403
-from .dpsgd import *  # noqa: F401,F403
-from .gdp import *  # noqa: F401,F403
-from .models import *  # noqa: F401,F403
-from .montecarlo import *  # noqa: F401,F403
-from .zcdp import *  # noqa: F401,F403
+import importlib
 
-__all__ = [*models.__all__, *zcdp.__all__, *classic.__all__, *gdp.__all__, *dpsgd.__all__, *montecarlo.__all__]
+# name -> the module that defines it; modules load on first use (PEP 562), so a consumer of the zCDP
+# calibration does not pay for scipy.stats and dp_accounting (tests/test_architecture.py checks the table)
+_EXPORTS = {
+    "models": ('Sampling', 'Neighbouring', 'EpsilonResult'),
+    "zcdp": ('CONVERSION_METHODS', 'noise_multiplier', 'zcdp_to_epsilon', 'epsilon_to_zcdp', 'noise_multiplier_for'),
+    "classic": ('advanced_composition', 'gaussian_sigma_classic', 'subsampled_epsilon'),
+    "gdp": ('gdp_delta', 'gdp_epsilon', 'gdp_mu', 'mu_clt'),
+    "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'accountant_epsilon', 'dp_accounting_module', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
+    "montecarlo": ('DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
+    "calibration": ('calibrate_noise',),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = [*_WHERE]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    elif name in _EXPORTS:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'dptheory.accounting' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_EXPORTS})

@@ -160,13 +160,13 @@ class ToeplitzMechanism(Mechanism):
         n = _check_horizon(n)
         return scipy.linalg.toeplitz(self.strategy_coeffs(n), np.zeros(n))
 
-    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
         r"""``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit), seed 003 eq. 6.
 
         Single participation (seed 004 Thm 1.1, eq. 24): the columns of ``C`` are shifted, truncated copies of
         its first column, so the maximum is column 0, ``γ_n = ‖c_{0:n}‖₂``, non-decreasing in ``n``, in
         ``O(n log n)`` or better (:func:`~dptheory.mechanisms.spectral.series_inverse`); ``n = None`` gives
-        :meth:`limiting_sensitivity`. ``inf`` when the coefficients overflow double precision
+        :meth:`limiting_sensitivity` by the route ``method``. ``inf`` when the coefficients overflow double precision
         (non-minimum-phase ``β``, e.g. ``(1, −2)`` has ``γ_n² = (4^n − 1)/3``).
 
         ``k`` participations ``b`` apart: when ``c`` is non-negative and non-increasing the worst pattern is
@@ -177,7 +177,7 @@ class ToeplitzMechanism(Mechanism):
         participation = _check_participation(participation)
         if n is None:
             if participation.single:
-                return self.limiting_sensitivity()
+                return self.limiting_sensitivity(method=method)
             if not self.is_minimum_phase():
                 return math.inf
             n = self._inverse_support() + (participation.max_participations - 1) * participation.min_sep
@@ -413,12 +413,12 @@ class FiniteToeplitz(ToeplitzMechanism):
         t = np.arange(n)
         return np.sign(a) ** t * np.exp(t * log_abs) / b0
 
-    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
         r"""As :meth:`ToeplitzMechanism.sensitivity`; for two taps and single participation the closed form
         ``γ_n² = (1 − a^{2n})/(β_0²(1 − a²))`` (seed 004 Thm 1.1)."""
         first = self._first_order()
         if n is None or first is None or not _check_participation(participation).single:
-            return super().sensitivity(n, participation)
+            return super().sensitivity(n, participation, method=method)
         n = _check_horizon(n)
         return math.sqrt(-math.expm1(2 * n * first[2]) * self._first_order_gamma_inf_sq())
 

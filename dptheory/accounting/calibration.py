@@ -1,0 +1,27 @@
+r"""The one calibration of a mechanism to a zCDP target, used by every consumer (``F_inf``, ``simulate``,
+``F_inf_bound``).
+
+seed 004, Thm 1.1 (Denisov et al. 2022; Bun & Steinke 2016) and seed 003 §3.1: a mechanism with strategy
+``C`` run for ``n`` steps under a participation schema ``Π`` is ``ρ``-zCDP when the noise multiplier is
+``σ_dp = sens_Π(C)/√(2ρ)``. The sensitivity is the mechanism's own (:meth:`dptheory.Mechanism.sensitivity`):
+``horizon = None`` is the streaming limit ``n → ∞`` (seed 004's ``γ∞``), which is right for a mechanism meant to
+run forever and wrong for one built for ``n`` steps (a BLT of seed 003 can have ``γ_n ≈ 1.8`` and
+``γ∞ ≈ 1.8·10³``).
+"""
+
+from __future__ import annotations
+
+from .zcdp import noise_multiplier
+
+__all__ = ["calibrate_noise"]
+
+
+def calibrate_noise(mechanism, *, rho, horizon=None, participation=None, method: str | None = None) -> float:
+    r"""``σ_dp = sens_Π(C; n)/√(2ρ)`` for ``mechanism`` over ``horizon = n`` steps (``None``: the streaming limit)
+    under ``participation`` (``None``: single participation); ``math.inf`` where the sensitivity is infinite.
+
+    ``method`` selects the route of a Toeplitz mechanism's limiting sensitivity (``"auto"``, ``"closed_form"``,
+    ``"time"``, ``"frequency"``; :meth:`dptheory.ToeplitzMechanism.limiting_sensitivity`).
+    """
+    routes = {} if method is None else {"method": method}
+    return noise_multiplier(mechanism.sensitivity(horizon, participation, **routes), rho=rho)
