@@ -10,12 +10,12 @@ constraint (IQC) of Heath & Wills (2005) for every multiplier
 with ``A = [[1, 0], [(1 − e^{iω})/η, −1]]`` and ``M`` of eq. (89),
 ``[[−μL(Λ + Λ*), μΛ + LΛ*], [μΛ* + LΛ, −(Λ + Λ*)]]``, then bounds
 ``lim E‖θ_t − θ⋆‖² ≤ (1/c)(1/2π)∫ψ(ω) tr S_ζ(ω) dω`` with ``ζ = Bw + ε`` the total noise. Per ω the
-constraint is one 2×2 Hermitian PSD block, i.e. a second-order cone (digest 004 §5.2), so minimising over
+constraint is one 2×2 Hermitian PSD block, i.e. a second-order cone (errata 004 §5.2), so minimising over
 ``(ψ, λ)`` on a grid of ω is an SOCP, solved here with cvxpy + Clarabel. ``BoundResult.multiplier`` holds the
 ``λ_k`` of this ``Λ`` and ``BoundResult.psi`` the ``ψ`` of this inequality at ``c = 2μL``: together they are the
 certificate (``tests/test_iqc.py`` rebuilds the blocks from them). With the DTFT ``X(ω) = Σ_t x_t e^{−iωt}`` of
 ``A``, eq. (89) with this ``Λ`` is the time-domain IQC ``Σ_t ⟨λ_0 p_t − Σ_k λ_k p_{t−k}, q_t⟩ ≥ 0`` for
-``p = Lθ − ∇F(θ)``, ``q = ∇F(θ) − μθ`` — the mirror ``k → −k`` of digest §5.2's form, which is valid too (the
+``p = Lθ − ∇F(θ)``, ``q = ∇F(θ) − μθ`` — the mirror ``k → −k`` of errata 004 §5.2's form, which is valid too (the
 multiplier set is closed under ``λ_k ↔ λ_{−k}``).
 
 Constants. ``F − F⋆ ≤ (L/2)‖θ − θ⋆‖²``; the DP noise has PSD ``G²γ∞²|B(ω)|²/(2ρ)`` per coordinate, and the
@@ -26,9 +26,9 @@ the default (``variant="corrected"``)
 
 which is *exact* for quadratics with ``μ = L`` (tested). ``variant="paper"`` returns Thm 3.1 as printed,
 ``(Ld/2π)∫(G²ρ⁻¹|B|²γ∞² + σ_sgd²)ψ / c``: a Cauchy–Schwarz factor 2 on the noise PSD and the DP PSD counted as
-``G²γ²/ρ`` (digest §10.10) make it 4× larger at ``σ_sgd = 0``.
+``G²γ²/ρ`` (errata 004 §10.10) make it 4× larger at ``σ_sgd = 0``.
 
-Numerics (digest §5.2, with a program normaliser ``2μ(L − μ)`` in place of ``c``, so that ``λ_0 = O(1)`` as
+Numerics (errata 004 §5.2, with a program normaliser ``2μ(L − μ)`` in place of ``c``, so that ``λ_0 = O(1)`` as
 ``μ → L`` too): ``ψ = ψ_0 φ`` with ``ψ_0 = η²/|1 − ημ − e^{iω}|²`` (the exact quadratic answer at curvature
 ``μ``) and each 2×2 block congruence-scaled by ``diag(1, ψ_0^{-1/2})``; ω on ``[0, π]`` (all data are even in
 ω) clustered at 0 as ``ω = π u^p`` because ψ peaks there with width ~ημ (``p = 2``, larger when
@@ -128,7 +128,7 @@ def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _grid_power(n: int, width: float) -> float:
-    r"""Exponent ``p`` of the grid ``ω = π u^p``: 2 (digest §5.2), raised when ψ's peak at ω = 0, of width
+    r"""Exponent ``p`` of the grid ``ω = π u^p``: 2 (errata 004 §5.2), raised when ψ's peak at ω = 0, of width
     ``width = ημ``, is narrower than ``π(4/(n − 1))²`` so that about as many points fall in it as at
     ``ημ = 1.4e-4`` (n = 600): ``p = max(2, log(π/width)/log((n − 1)/4))``."""
     return max(2.0, math.log(math.pi / width) / math.log((n - 1) / 4))
@@ -154,7 +154,7 @@ def _re_im(lam0, lamk, cos_k, sin_k):
 
 def _block(problem: StronglyConvex, omega: np.ndarray, r, n, mul=np.multiply):
     r"""The ``λ``-part of the 2×2 block of eq. (90), ``diag(−c, ψ) − A*M^{(λ)}A`` with ``M`` of eq. (89):
-    ``(D_1 + c, Re u, Im u)`` where the block is ``[[D_1, u], [ū, D_2]]``, ``D_2 = ψ + 2r`` (digest 004 §5.2,
+    ``(D_1 + c, Re u, Im u)`` where the block is ``[[D_1, u], [ū, D_2]]``, ``D_2 = ψ + 2r`` (errata 004 §5.2,
     there with ``Im Λ`` of the mirrored multiplier), affine in ``r = Re Λ``, ``n = Im Λ``; ``mul`` is
     ``np.multiply`` or ``cp.multiply``."""
     eta, mu, L = problem.eta, problem.mu, problem.L
@@ -403,7 +403,7 @@ def optimize_correlation(
     r"""Alternating minimisation of ``J(B, ψ) = γ∞(B)²·(1/2π)∫|B|²ψ`` (the "Optimized" DP-FTRL of Fig. 3).
 
     ψ-step: the SOCP of Thm 3.1 for fixed ``|B|²``. B-step: Cauchy–Schwarz, ``|B|² ∝ ψ^{-1/2}``, which gives
-    ``J = ((1/2π)∫√ψ)²`` (digest 004 §5.3). Starts from ν-DP-FTRL with ``ν = ημ`` unless ``start`` is given; stops
+    ``J = ((1/2π)∫√ψ)²`` (errata 004 §5.3). Starts from ν-DP-FTRL with ``ν = ημ`` unless ``start`` is given; stops
     when ``J`` decreases by less than ``rtol`` relative; raises if ``J`` increases by more than the solver's
     tolerance (1e-5 relative). ``σ_sgd`` does not depend on ``B`` and is ignored here. Returns the minimum-phase
     spectral factor of the final ``|B|²`` as a causal Toeplitz ``β`` usable everywhere in the toolkit.

@@ -243,7 +243,7 @@ class LinearRegression(_SimulatedProblem):
 
     @property
     def C_kurt(self) -> float:
-        r"""``C_kurt`` of Assumption C.2 (A3); for Gaussian inputs ``C_kurt = 3`` (digest 004 §2)."""
+        r"""``C_kurt`` of Assumption C.2 (A3); for Gaussian inputs ``C_kurt = 3`` (errata 004 §2)."""
         return 3.0
 
     def _eta_or_own(self, eta) -> float:

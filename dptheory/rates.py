@@ -174,7 +174,7 @@ def table2() -> dict[str, dict[str, Rate]]:
     ``"F_inf"`` (eq. 4). Rows:
 
     * ``"Optimal-CC"`` (Fichtenberger et al. 2023; eq. 7 with ν = 0): ``log T``, ``F∞ = ∞``;
-      digest 004 §6: ``γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1)``.
+      errata 004 §6: ``γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1)``.
     * ``"nu-Noisy-FTRL"`` (eq. 7, ``0 < ν ≤ ημ``): ``log(1/ν)`` (``γ∞² = (2/π)K(1−ν) ≈ (1/π)ln(8/ν)``) and
       ``O(η²G²ρ⁻¹Tr[H] log²(1/ν))`` (Thm 2.2).
     * ``"anti-PGD"`` (Orvieto et al. 2022, ``β = (1, −1)``): ``T`` (exactly), ``F∞ = ∞``.
@@ -240,7 +240,7 @@ def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
     k^{-a}, a>1    a/(a−1)        (a/(a−1))η²ρ⁻¹ℓ²           (a/(a−1))(η/d)ℓ²
     ============== ============== ========================== ========================
 
-    The OCR of Table 4 is partly garbled (digest 004 §6 and §10.11); the log arguments ``d/η`` and the blank
+    The OCR of Table 4 is partly garbled (errata 004 §6 and §10.11); the log arguments ``d/η`` and the blank
     ``d_eff`` of row ``k^{-a}, a<1`` are the digest's reconstruction. The printed ratio of row ``1/k²``
     reads ``(η/d)log³(d/η)``, inconsistent with its own FTRL and SGD columns (``η²ℓ²/(ηd)``);
     ``variant="corrected"`` (default) encodes the digest's ``log²`` reading, ``variant="paper"`` the
@@ -260,7 +260,7 @@ def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
                            eta * ell ** (3 if variant == "paper" else 2) / d),
         "power_gt1": (c_gt1, c_gt1 * eta**2 * ell**2 / rho, c_gt1 * eta * ell**2 / d),
     }
-    src = "seed 004, Table 4 (as reconstructed in digest 004 §6)"
+    src = "seed 004, Table 4 (as reconstructed in errata 004 §6)"
     out = {}
     for row, (deff, ftrl, ratio) in rows.items():
         cond = f"{TABLE4_SPECTRA[row]}, k = 1..d; G = 1, ||H|| = 1"

@@ -3,7 +3,7 @@ r"""Elliptic-integral closed forms used by the ν-DP-FTRL theory (seed 004, App.
 Convention: complete elliptic integrals take the **modulus** ``k`` as in the paper (``K(k) = ∫_0^{π/2}
 (1 − k² sin² w)^{-1/2} dw``, eq. 94); scipy and mpmath take the parameter ``m = k²``. Near ``k → 1`` we
 pass the complementary parameter ``1 − k²`` to :func:`scipy.special.ellipkm1`, which keeps full relative
-precision where ``ellipk(k**2)`` loses digits (digest 004 §8 #8: 4e-8 relative at ``a = 1e-5``).
+precision where ``ellipk(k**2)`` loses digits (errata 004 §8 #8: 4e-8 relative at ``a = 1e-5``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def ellipk_complement(kc2):
 def int_inv_abs(a):
     r"""Lemma F.15: ``∫_{−π}^{π} dω / |1 − a − e^{iω}| = (4/(2−a)) K(√(1−a)/(1−a/2)) = 4 K(|1 − a|)``.
 
-    The two forms agree by Landen's transformation (digest 004 §7); we evaluate the second one as
+    The two forms agree by Landen's transformation (errata 004 §7); we evaluate the second one as
     ``4·ellipkm1(a(2 − a))``, valid for ``a ∈ (0, 2)`` and stable as ``a → 0``. ``a = 0`` gives ``inf``
     (Lemma F.14).
     """
@@ -42,7 +42,7 @@ def int_inv_abs(a):
 
 
 def _working_digits(a: float, b: float) -> int:
-    # Lemma F.16 cancels ~2 log10(1/a) digits when a ≪ b (digest 004 §7: at a = 1e-11, dps 30 overflows).
+    # Lemma F.16 cancels ~2 log10(1/a) digits when a ≪ b (errata 004 §7: at a = 1e-11, dps 30 overflows).
     return 20 + int(math.ceil(2.0 * max(0.0, -math.log10(min(a, b)))))
 
 

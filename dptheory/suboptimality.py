@@ -124,7 +124,7 @@ def F_inf(
         ``"lower"`` / ``"upper"`` — Thm C.18 / Thm C.15 with their constants (``C_kurt = 3``,
         ``R² = Tr H + 2λ_max``), both require ``η < 1/R²``.
     variant : ``"corrected"`` (default) returns ``E[F − F⋆]`` as eq. (4) defines it. ``"paper"`` reproduces
-        App. B, which calls ``lim E[δ²]`` "F∞" and so drops the ½ of ``F − F⋆ = ½δ²`` (digest 004 §10.3);
+        App. B, which calls ``lim E[δ²]`` "F∞" and so drops the ½ of ``F − F⋆ = ½δ²`` (errata 004 §10.3);
         mean estimation only.
     method : ``"auto"``, ``"closed_form"``, ``"time"`` or ``"frequency"``: the route for ``γ∞`` and the pole
         integrals at ``horizon=None`` (see :meth:`~dptheory.ToeplitzMechanism.filtered_energy`).
@@ -238,7 +238,7 @@ def mean_estimation_ratio(eta) -> np.ndarray:
     r"""Figure 1 (left): ``F∞(β*)/F∞(DP-SGD) = 4η(2 − η)K(|1 − η|)²/π²`` at ``σ_sgd = 0``, vectorised.
 
     Symmetric under ``η ↔ 2 − η``, equal to 1 at ``η = 1`` (where ``β* = DP-SGD``) and → 0 as ``η → 0`` or
-    ``η → 2``. The caption's "orders of magnitude better at η → 1" contradicts this (digest 004 §10.4).
+    ``η → 2``. The caption's "orders of magnitude better at η → 1" contradicts this (errata 004 §10.4).
     """
     e = check_real_values("eta", eta, 0.0, 2.0, why="the stability range of mean estimation")
     m1 = e * (2.0 - e)

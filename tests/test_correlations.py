@@ -1,4 +1,4 @@
-"""Noise correlations and their sensitivities (seed 004 Thm 1.1, eq. 5, eq. 7, Table 2; digest §8 #1–#7, #33).
+"""Noise correlations and their sensitivities (seed 004 Thm 1.1, eq. 5, eq. 7, Table 2; errata 004 §8 #1–#7, #33).
 
 Each closed form is checked against an independent route: the time-domain sum of squared inverse
 coefficients, the frequency integral (adaptive periodic trapezoid), and the dense triangular inverse.
@@ -23,7 +23,7 @@ from dptheory.mechanisms.spectral import is_minimum_phase, series_inverse
     "nu, gamma_sq", [(0.5, 1.0731820071), (0.1, 1.4518426734), (0.01, 2.1368782611), (0.001, 2.8619855542)]
 )
 def test_nu_ftrl_limiting_sensitivity_closed_form_equals_time_and_frequency_routes(nu, gamma_sq):
-    """γ∞(β^ν)² = (2/π)K(1−ν) = Σ_t c_t² = (1/2π)∫|1−ν−e^{iω}|^{-1} (digest §8 #1: all agree to 1e-15)."""
+    """γ∞(β^ν)² = (2/π)K(1−ν) = Σ_t c_t² = (1/2π)∫|1−ν−e^{iω}|^{-1} (errata 004 §8 #1: all agree to 1e-15)."""
     beta = dpt.nu_ftrl(nu)
     closed = beta.limiting_sensitivity(method="closed_form") ** 2
     assert closed == pytest.approx(gamma_sq, rel=1e-10)
@@ -32,7 +32,7 @@ def test_nu_ftrl_limiting_sensitivity_closed_form_equals_time_and_frequency_rout
 
 
 def test_nu_ftrl_finite_T_sensitivity_is_below_its_limit():
-    """digest §8 #2: ν = 1e-3, T = 2000 gives γ_T² = 2.8607841342 < γ∞² = 2.8619855542."""
+    """errata 004 §8 #2: ν = 1e-3, T = 2000 gives γ_T² = 2.8607841342 < γ∞² = 2.8619855542."""
     beta = dpt.nu_ftrl(1e-3)
     assert beta.sensitivity(2000) ** 2 == pytest.approx(2.8607841342, rel=1e-10)
     assert beta.sensitivity(2000) < beta.limiting_sensitivity()
@@ -40,7 +40,7 @@ def test_nu_ftrl_finite_T_sensitivity_is_below_its_limit():
 
 @pytest.mark.parametrize("T, gamma_sq", [(10, 1.7913439), (100, 2.5313521), (10**4, 3.9980103), (10**6, 5.4638894)])
 def test_optimal_cc_sensitivity_grows_without_bound(T, gamma_sq):
-    """Table 2, Fichtenberger et al.: γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1) → ∞ (digest §8 #3)."""
+    """Table 2, Fichtenberger et al.: γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1) → ∞ (errata 004 §8 #3)."""
     beta = dpt.optimal_cc()
     assert beta.sensitivity(T) ** 2 == pytest.approx(gamma_sq, rel=1e-7)
     assert beta.limiting_sensitivity() == math.inf
@@ -55,7 +55,7 @@ def test_anti_pgd_sensitivity_is_sqrt_T(T):
 
 @pytest.mark.parametrize("nu, gamma_sq", [(0.1, 5.2631579), (0.01, 50.2512563)])
 def test_damped_anti_pgd_limiting_sensitivity(nu, gamma_sq):
-    """Table 2: γ∞² = 1/(ν(2−ν)) (digest §8 #5), by the frequency and the time-domain routes."""
+    """Table 2: γ∞² = 1/(ν(2−ν)) (errata 004 §8 #5), by the frequency and the time-domain routes."""
     beta = dpt.damped_anti_pgd(nu)
     assert beta.limiting_sensitivity() ** 2 == pytest.approx(1 / (nu * (2 - nu)), rel=1e-12)
     assert beta.limiting_sensitivity(method="time") ** 2 == pytest.approx(gamma_sq, rel=1e-7)
@@ -63,7 +63,7 @@ def test_damped_anti_pgd_limiting_sensitivity(nu, gamma_sq):
 
 
 def test_non_minimum_phase_beta_has_infinite_limiting_sensitivity_although_its_integral_is_finite():
-    """β = (1, −2): (1/2π)∫|B|^{-2} = 1/3, but γ_T² = (4^T − 1)/3 → ∞ (digest §8 #33, §10.17)."""
+    """β = (1, −2): (1/2π)∫|B|^{-2} = 1/3, but γ_T² = (4^T − 1)/3 → ∞ (errata 004 §8 #33, §10.17)."""
     beta = dpt.toeplitz([1.0, -2.0])
     omega = np.linspace(-np.pi, np.pi, 200001)
     integral = np.trapezoid(1.0 / beta.spectrum(omega), omega) / (2 * np.pi)
@@ -76,7 +76,7 @@ def test_non_minimum_phase_beta_has_infinite_limiting_sensitivity_although_its_i
 
 
 def test_nu_ftrl_coefficient_norms():
-    """digest §8 #6: ‖β^ν‖₁ = 2 − √ν and ‖β^ν‖₂² = (2/π)(2E(1−ν) − ν(2−ν)K(1−ν)) (modulus convention)."""
+    """errata 004 §8 #6: ‖β^ν‖₁ = 2 − √ν and ‖β^ν‖₂² = (2/π)(2E(1−ν) − ν(2−ν)K(1−ν)) (modulus convention)."""
     for nu in (0.5, 0.01):
         b = dpt.nu_ftrl(nu).noising_coeffs(2 * 10**6)
         m1 = nu * (2 - nu)
@@ -86,7 +86,7 @@ def test_nu_ftrl_coefficient_norms():
 
 
 def test_mean_estimation_optimal_coefficients_and_their_decay():
-    """digest §8 #7: β* at η = 0.1 and |C(1/2, t)|·t^{3/2}·2√π → 1 (App. B)."""
+    """errata 004 §8 #7: β* at η = 0.1 and |C(1/2, t)|·t^{3/2}·2√π → 1 (App. B)."""
     beta = dpt.mean_estimation_optimal(0.1)
     np.testing.assert_allclose(
         beta.noising_coeffs(6), [1, -0.45, -0.10125, -0.0455625, -0.02562891, -0.01614621], rtol=1e-6
@@ -130,7 +130,7 @@ def test_minimum_phase_test_by_roots_and_by_winding_number():
 
 
 def test_rescaling_beta_does_not_change_F_inf():
-    """F∞ is invariant to β → cβ: the noise is normalised by γ∞(β) (digest 004 §9)."""
+    """F∞ is invariant to β → cβ: the noise is normalised by γ∞(β) (errata 004 §9)."""
     problem = dpt.MeanEstimation(0.3)
     assert dpt.F_inf([2.0, -1.2, 0.2], problem, rho=1.0) == pytest.approx(
         dpt.F_inf([1.0, -0.6, 0.1], problem, rho=1.0), rel=1e-13

@@ -1,4 +1,4 @@
-"""The frequency-domain bound for strongly convex losses (seed 004, Thm 3.1 / Thm E.1; digest §5, §8 #29–#32).
+"""The frequency-domain bound for strongly convex losses (seed 004, Thm 3.1 / Thm E.1; errata 004 §5, §8 #29–#32).
 
 Tolerances: Clarabel's default gap tolerance is 1e-8 relative; the ω grid (600 points) changes the bound
 by < 1e-3 relative (docs/socp_convergence.md), which bounds every comparison with a continuous quantity.
@@ -191,7 +191,7 @@ def test_paper_constant_is_four_times_the_corrected_one_without_gradient_noise()
 
 @pytest.mark.parametrize("beta, expected", [(dpt.dpsgd(), 257.1), (dpt.nu_ftrl(0.01), 143.2)], ids=["dpsgd", "nu"])
 def test_digest_values_at_kappa_100(beta, expected):
-    """digest §5.4: L = G = ρ = d = 1, η = 1, κ = 100, N = 600, K = 20 (paper constant, 4 digits printed)."""
+    """errata 004 §5.4: L = G = ρ = d = 1, η = 1, κ = 100, N = 600, K = 20 (paper constant, 4 digits printed)."""
     res = F_inf_bound(beta, dpt.StronglyConvex(eta=1.0, mu=0.01, L=1.0), rho=1.0, variant="paper")
     assert res.value == pytest.approx(expected, rel=5e-4)
     assert res.solver_stats["status"] == "optimal" and not res.solver_stats["multiplier_cap_active"]
@@ -215,7 +215,7 @@ def _iqc_sum(theta, mu, L, lam, sign):
 
 
 def test_zames_falb_multiplier_sign():
-    """digest §8 #32: the valid multiplier is λ_0 − Σλ_k e^{−iωk}; the literal OCR '+' violates the IQC."""
+    """errata 004 §8 #32: the valid multiplier is λ_0 − Σλ_k e^{−iωk}; the literal OCR '+' violates the IQC."""
     theta = np.random.default_rng(0).standard_normal(100_000)
     lam = [1.0, 0.5, 0.3]
     assert _iqc_sum(theta, 0.1, 1.0, lam, sign=-1) > 0
@@ -287,7 +287,7 @@ def test_a_solve_that_is_not_optimal_returns_a_certified_bound_and_says_so(monke
 
 
 def test_alternating_minimisation_is_monotone_and_its_beta_reproduces_the_bound():
-    """digest §5.4: κ = 100, η = 1 → Optimized J ≈ 116.4 < ν-FTRL 143.2, in ≤ 6 iterations."""
+    """errata 004 §5.4: κ = 100, η = 1 → Optimized J ≈ 116.4 < ν-FTRL 143.2, in ≤ 6 iterations."""
     problem = dpt.StronglyConvex(eta=1.0, mu=0.01, L=1.0)
     opt = optimize_correlation(problem)
     assert np.all(np.diff(opt.history) <= 1e-5 * opt.history[0])

@@ -1,6 +1,6 @@
 """Seed 002 (ISRL-DP FL): calibrations, schedules, exact identities, and what the calibrations spend.
 
-Golden values are digest 002 §6 (claims C1–C4, C19–C23, C25, C27, C30, C32, C35), computed there independently;
+Golden values are errata 002 §6 (claims C1–C4, C19–C23, C25, C27, C30, C32, C35), computed there independently;
 tolerances are half a unit of the last printed digit unless stated.
 """
 

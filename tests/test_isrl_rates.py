@@ -1,5 +1,5 @@
 """Seed 002 rate registry (:mod:`dptheory.isrl.registry`) against digest 002's claims C5–C11, C13–C18, C26, C28,
-C29, C34, Fig. 3 and the errata of digest §8.
+C29, C34, Fig. 3 and the errata of errata 002 §8.
 
 Expected numbers are the digest's printed digits (compared at half a unit of the last digit); the Fig. 3 cells
 are typed here from the paper's table, independently of the registry.
@@ -263,7 +263,7 @@ def test_C34_wu_et_al_factor():
 
 
 def test_unbalanced_rate_reduces_the_privacy_term_by_sqrt_Xi_over_xi_max():
-    """Digest C27: Xi/xi_max = 0.33203 at M = M' = N = 4 scales the convex privacy term by 0.576."""
+    """Errata 002 C27: Xi/xi_max = 0.33203 at M = M' = N = 4 scales the convex privacy term by 0.576."""
     r = ir.rate("unbalanced_cvx_up")
     base = dict(n_min=100, M=4, Mp=4, N=4, d=10, xi_max=2.8055e-2, L=1, D=1)
     ratio = r.evaluate(Xi=0.33203 * 2.8055e-2, **base).terms["priv"] / r.evaluate(Xi=2.8055e-2, **base).terms["priv"]
@@ -361,7 +361,7 @@ def test_variant_paper_keeps_the_printed_forms():
 
 # -- Figure 3 -------------------------------------------------------------------------------------------------------
 C2 = (eps0 * n * sp.sqrt(N) / sp.sqrt(d)) ** sp.Rational(2, 5)
-FIG3 = [  # problem, loss, upper, lower — Fig. 3 as printed, with digest §8 #4 applied
+FIG3 = [  # problem, loss, upper, lower — Fig. 3 as printed, with errata 002 §8 #4 applied
     ("ISRL-DP i.i.d. SCO", "Convex", 1 / sp.sqrt(n * N) + sp.sqrt(d) / (eps0 * n * sp.sqrt(N)),
      1 / sp.sqrt(n * N) + sp.sqrt(d) / (eps0 * n * sp.sqrt(N))),
     ("ISRL-DP i.i.d. SCO", "Strongly convex", 1 / (n * N) + d / (eps0**2 * n**2 * N), 1 / (n * N) + d / (eps0**2 * n**2 * N)),

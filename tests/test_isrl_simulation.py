@@ -168,7 +168,7 @@ def test_random_participation_identity_and_noise_energy():
 
 
 def test_theorem_D1_sc_schedule_is_lemma_D5_with_c_and_r0_of_the_proof():
-    """Thm D.1 (SC) uses Stich's rule with a = μ, g = 2β, c = dσ²/M + L², r₀ = D² (digest 002 §3.1)."""
+    """Thm D.1 (SC) uses Stich's rule with a = μ, g = 2β, c = dσ²/M + L², r₀ = D² (errata 002 §3.1)."""
     L, D, beta, mu, M, n, d, eps0 = 4.5, 6.0, 1.0, 1.0, 10, 500, 10, 1.0
     ref = noisy_mbsgd_sc_schedule(L, D=D, beta=beta, mu=mu, M=M, n=n, d=d, eps0=eps0, delta0=DELTA0, sigma2=3.0)
     assert ref.R == min(M * n, M * eps0**2 * n**2 / d)  # the min{·} branch dominates 2κ ln(·) here

@@ -1,6 +1,6 @@
 """Seed 001 (Proactive DP): the closed form, its theorems and calculators, and the exact accountants beside them.
 
-Golden values are the paper's printed tables or digest 001 §7 (which reproduced them independently);
+Golden values are the paper's printed tables or errata 001 §7 (which reproduced them independently);
 tolerances are half a unit of the last printed digit unless stated.
 """
 
@@ -82,7 +82,7 @@ def test_rhs55_decreases_in_gamma_so_the_smallest_root_is_below_the_one_step_val
 
 
 def test_gamma_min_is_found_where_plain_iteration_fails():
-    """digest 001 §3.11a: at σ = 3.32, x = 0.41 plain iteration γ ← RHS(γ) drifts to 3.08; the root is
+    """errata 001 §3.11a: at σ = 3.32, x = 0.41 plain iteration γ ← RHS(γ) drifts to 3.08; the root is
     9.692731635 (mpmath findroot at 40 digits; the digest's "9.67" is a loose bisection)."""
     g = cf.gamma_min(3.32, 0.41, "paper")
     assert g == pytest.approx(9.692731635038432, rel=1e-12)
@@ -157,7 +157,7 @@ def test_exact_log_mgf_matches_dp_accounting_and_lemma_B3_bounds_it():
         assert log_mgf_exact(lam, q, sigma) == pytest.approx(lib, rel=1e-9)
         b = lemmaB3_bound(lam, q * 1e4, 1e4, sigma)
         assert b.holds and b.values["exact"] <= b.values["bound"] <= 5 * b.values["exact"]
-    assert lemmaB3_bound(1, 26, 1e4, 19.3).values["bound"] == pytest.approx(3.643e-8, rel=1e-3)  # digest §3.2
+    assert lemmaB3_bound(1, 26, 1e4, 19.3).values["bound"] == pytest.approx(3.643e-8, rel=1e-3)  # errata 001 §3.2
 
 
 def test_lemma_B3_reports_a_lambda_beyond_its_range():
@@ -185,7 +185,7 @@ def test_D4_calculator_flags_table_11_outside_thm31_and_corrected_eq55_changes_s
     with pytest.raises(ConditionError, match="ε < 0.5"):
         r.require()
     assert math.floor(P.calculator(**TABLE9).s_max) == 25  # corrected (55): 25, printed: 26
-    assert P.calculator(**TABLE9, gamma="min", variant="paper").s_max == pytest.approx(31.82, abs=0.005)  # digest §7 #12
+    assert P.calculator(**TABLE9, gamma="min", variant="paper").s_max == pytest.approx(31.82, abs=0.005)  # errata 001 §7 #12
 
 
 def test_D4_calculator_bad_inputs():
@@ -268,7 +268,7 @@ def test_exact_epsilon_bad_inputs():
 def test_exact_minimal_T_at_table_9_and_the_monotonicity_it_relies_on():
     eps_target = P.eps_from_sigma(19.29962, 1e-4)
     T = exact_minimal_T(eps_target, sigma=19.29962, k=5, delta=1e-4)
-    assert T == 138  # digest 001 §4: PLD needs 138 rounds where Thm 3.1 asks 1918 (one-step γ)
+    assert T == 138  # errata 001 §4: PLD needs 138 rounds where Thm 3.1 asks 1918 (one-step γ)
     at = lambda t: exact_epsilon(19.29962, q=5 / t, T=t, delta=1e-4).eps
     assert at(T) <= eps_target < at(T - 1)
     eps = [at(t) for t in (20, 60, 200, 600, 2000)]

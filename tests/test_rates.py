@@ -9,7 +9,7 @@ so the checks are of three shapes, each with its tolerance justified where it is
 * exact / predicted stays in a bounded band, which drifts little over the sweep;
 * an exact asymptotic constant where the digest gives one (Table 2's sensitivities).
 
-Numbers quoted in the docstrings were measured with this file (η, d, spectra as in digest 004 §6/§8).
+Numbers quoted in the docstrings were measured with this file (η, d, spectra as in errata 004 §6/§8).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_table4_paper_variant_differs_only_in_the_inverse_square_ratio():
 # Table 2, sensitivity column
 # ---------------------------------------------------------------------------------------------------------
 def test_optimal_cc_sensitivity_grows_like_log_T_over_pi():
-    """γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1) (digest 004 §6, §8 #3); measured slope 0.3183205 vs
+    """γ_T² = (1/π)(ln T + γ_E + 4 ln 2) + o(1) (errata 004 §6, §8 #3); measured slope 0.3183205 vs
     1/π = 0.3183099 over T = 10³..10⁶, and γ_T² − ln T/π = 1.0662757736 at T = 10⁶ vs 1.0662758532.
     Tolerances: the o(1) term is O(1/T) (8e-4 at T = 100, 8e-8 at 10⁶), so the slope is good to ~1e-5
     and the constant at T = 10⁶ to ~1e-7; we allow 1e-4 and 1e-6."""
@@ -192,7 +192,7 @@ def test_optimal_cc_sensitivity_grows_like_log_T_over_pi():
 
 
 def test_nu_ftrl_sensitivity_grows_like_log_inverse_nu_over_pi():
-    """γ∞² = (2/π)K(1 − ν) = (1/π) ln(8/ν) + O(ν log(1/ν)) (digest 004 §3.3, §6). Over ν = 1e-6..1e-3 the
+    """γ∞² = (2/π)K(1 − ν) = (1/π) ln(8/ν) + O(ν log(1/ν)) (errata 004 §3.3, §6). Over ν = 1e-6..1e-3 the
     measured slope against ln(1/ν) is 1/π − 1.5e-4; the O(ν log(1/ν)) term moves it by at most ~1e-3, our
     tolerance. The measured remainder is ≈ 0.15 ν ln(8/ν); we allow 0.25 ν ln(8/ν)."""
     rate = table2()["nu-Noisy-FTRL"]["sensitivity^2"]
@@ -204,7 +204,7 @@ def test_nu_ftrl_sensitivity_grows_like_log_inverse_nu_over_pi():
 
 
 def test_anti_pgd_sensitivity_squared_is_exactly_T():
-    """β = (1, −1): B⁻¹ is the all-ones lower triangle, so γ_T² = T exactly (Table 2; digest §8 #4)."""
+    """β = (1, −1): B⁻¹ is the all-ones lower triangle, so γ_T² = T exactly (Table 2; errata 004 §8 #4)."""
     rate = table2()["anti-PGD"]["sensitivity^2"]
     for T in (1, 5, 50, 500, 5000):
         assert dpt.anti_pgd().sensitivity(T) ** 2 == pytest.approx(rate.evaluate(T=T), rel=1e-12)
@@ -212,7 +212,7 @@ def test_anti_pgd_sensitivity_squared_is_exactly_T():
 
 
 def test_damped_anti_pgd_sensitivity_squared_grows_like_one_over_nu():
-    """γ∞² = 1/(ν(2 − ν)) (digest §6, §8 #5) to 1e-12, hence log-log slope −1 + O(ν) in ν: measured
+    """γ∞² = 1/(ν(2 − ν)) (errata 004 §6, §8 #5) to 1e-12, hence log-log slope −1 + O(ν) in ν: measured
     −0.99990 over ν = 1e-5..1e-3 (tolerance 0.02), and γ∞²/(1/ν) → 1/2.
 
     Small ν uses the time-domain route (Σ_t c_t², c_t = (1−ν)^t; measured error 4.5e-12 at ν = 1e-5, so
@@ -244,13 +244,13 @@ def test_optimal_cc_and_anti_pgd_have_infinite_F_inf(row, mech):
 @pytest.mark.parametrize(
     "kind, d, etas",
     [
-        ("inverse", 128, np.geomspace(0.005, 0.08, 5)),  # digest §8 #26 (Fig. 2 setting)
+        ("inverse", 128, np.geomspace(0.005, 0.08, 5)),  # errata 004 §8 #26 (Fig. 2 setting)
         ("constant", 16, np.geomspace(1e-4, 1e-2, 5)),
     ],
 )
 def test_nu_ftrl_F_inf_scales_like_eta_squared_trace_log_squared_inverse_nu(kind, d, etas):
     """F∞(β^ν), ν = ημ, against η²G²ρ⁻¹Tr[H]log²(1/ν) (Table 2, Thm 2.2) over an η-sweep: fitted slope of
-    log F against log(predicted) is 1.005 (1/k, d = 128; the bare η-slope is 1.78, digest §8 #26) and 1.043
+    log F against log(predicted) is 1.005 (1/k, d = 128; the bare η-slope is 1.78, errata 004 §8 #26) and 1.043
     (flat, d = 16). Tolerance 0.1: the order drops the additive constants inside the logs (I(ν,ν) ≈
     2 log(8/ν), Lemma C.21; γ∞² ≈ (1/π) log(8/ν)), whose relative weight drifts like 1/log(1/ν) across the
     sweep; for the flat spectrum at η ≤ 1e-2 that moves the slope by ≈ 0.04. At η up to 0.08 with a flat
@@ -281,13 +281,13 @@ def damped_anti_pgd_optimum(problem):
 
 def test_damped_anti_pgd_at_its_optimal_nu_scales_like_eta_to_three_halves():
     """Table 2 / Prop. C.24: at the best ν, F∞ = Θ(η^{3/2}G²ρ⁻¹√(d Tr H)). The exact LTI value
-    (ηG²/(4ρν(2−ν)))Σ_j(ν² + 2ηλ_j(1−ν))/(2−ηλ_j) (digest §4.4) is ≈ η(dν² + 2η Tr H)/(16ρν), minimised at
+    (ηG²/(4ρν(2−ν)))Σ_j(ν² + 2ηλ_j(1−ν))/(2−ηλ_j) (errata 004 §4.4) is ≈ η(dν² + 2η Tr H)/(16ρν), minimised at
     ν* = √(2η Tr H/d) with F* = (√2/8)η^{3/2}√(d Tr H)/ρ, up to relative O(ν*) + O(ηλ_max).
 
     d = 64, λ_k = 1/k, η = 1e-4..1e-2 (ν* ≤ 0.04): measured η-slope 1.50018 (tolerance 0.01, the O(ν*)
     drift), F*/predicted within 0.09% of √2/8 = 0.176777 (tolerance 1%), ν*/√(η Tr H/d) = √2·(0.998 → 0.982)
     (tolerance 3%: the argmin moves at first order in ν*, the value only at second).
-    Digest §8 #28 at η = 0.02: F* = 8.727e-3 at ν ≈ 0.053."""
+    Errata 004 §8 #28 at η = 0.02: F* = 8.727e-3 at ν ≈ 0.053."""
     rate = table2()["damped anti-PGD"]["F_inf"]
     etas = np.geomspace(1e-4, 1e-2, 4)
     F, nus, pred, nu_theory = [], [], [], []
@@ -324,7 +324,7 @@ def test_damped_anti_pgd_at_its_optimal_nu_scales_like_sqrt_d_trace_H():
 # Table 1
 # ---------------------------------------------------------------------------------------------------------
 def test_noisy_sgd_F_inf_is_linear_in_d_and_in_eta():
-    """Table 1 / Thm 2.2: Noisy-SGD F∞ = Θ(ηρ⁻¹d). Exact LTI value (η/(4ρ))Σ_j 1/(2 − ηλ_j) (digest §4.4):
+    """Table 1 / Thm 2.2: Noisy-SGD F∞ = Θ(ηρ⁻¹d). Exact LTI value (η/(4ρ))Σ_j 1/(2 − ηλ_j) (errata 004 §4.4):
     each term lies in [1/2, 1/(2 − η)], so F/(ηd/ρ) ∈ [1/8, 1/(8(1 − η/2))] and the slopes deviate from 1 by
     ≤ log(1/(1 − η/2))/log(range) ≤ 0.015 for η ≤ 0.08 over a 16× range (the tolerance). Measured (λ_k = 1/k):
     slope in d 0.99945 (d = 16..512, η = 0.02; digest: 0.999), slope in η 1.00056 (η = 0.005..0.08, d = 128)."""
@@ -385,7 +385,7 @@ def test_lower_bound_is_at_least_eta_squared_d_eff_over_16(table1_values):
 
 def test_nu_ftrl_is_within_C_log_squared_of_the_lower_bound(table1_values):
     """Table 1 row 3: ν-FTRL / lower bound = O(log²(1/(ημ))). Against the exact infimum the measured ratio is
-    1.0000 (flat: ν = η is then the optimum), 1.014–1.021 (k^{-1/2}), 1.058–1.089 (1/k; digest §8 #25: 1.09),
+    1.0000 (flat: ν = η is then the optimum), 1.014–1.021 (k^{-1/2}), 1.058–1.089 (1/k; errata 004 §8 #25: 1.09),
     1.22–1.30 (1/k²) and 1.49 (k^{-3}, d = 8): ν = ημ over-damps fast-decaying spectra. So ≤ C log² holds
     with the measured C = max ratio/log² = 0.111 (flat, η = 0.05, log² = 8.97); we assert C = 0.12, and
     ratio ≤ 1.6. Against the Ω-expression η²d_eff the table's F∞ column O(η²d_eff log²(1/(ημ))) holds with
@@ -470,7 +470,7 @@ def test_table4_fitted_d_slopes_match_the_predicted_orders(table4_fast):
 
 
 def test_table4_inverse_square_row_fits_log_squared_not_the_printed_log_cubed(table4_fast):
-    """Digest §10.11: row λ_k = 1/k² prints (η/d)log³(d/η) for the ratio, inconsistent with its own columns.
+    """Errata 004 §10.11: row λ_k = 1/k² prints (η/d)log³(d/η) for the ratio, inconsistent with its own columns.
     At d = 64 → 256: exact slope −0.867 vs log² reading −0.788 (difference 0.079 < 0.1) vs printed log³
     −0.682 (difference 0.185 > 0.1). A single log, (η/d)log(d/η), would give −0.894, closer still:
     for a > 1 the sum Σ_j λ_j log(1/(ηλ_j)) converges, leaving only γ∞² ∝ log(1/ν) to grow with d."""
@@ -515,7 +515,7 @@ def test_table4_d_eff_column_holds_with_the_limiting_constant(kind, limit):
 
 @pytest.mark.slow
 def test_table4_digest_check_from_d_100_to_1000():
-    """Digest 004 §6, Table-4 numerical check (η = 0.01, ν = ημ, a = 0.7 and 3): FTRL/SGD at d = 100 and
+    """Errata 004 §6, Table-4 numerical check (η = 0.01, ν = ημ, a = 0.7 and 3): FTRL/SGD at d = 100 and
     1000, and the digest's normalisation ratio/(η(d_eff/d)log²(1/ν)), reproduced to the printed digits; then
     the band and slope checks above over the full decade: ratio/predicted ∈ [0.1, 0.5] with drift ≤ 25%
     (measured worst 1.20, row 1/k²), slope differences ≤ 0.1 (measured −0.067, −0.014, +0.005, −0.078, −0.068),

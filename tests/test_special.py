@@ -1,4 +1,4 @@
-"""Elliptic closed forms of seed 004 App. F against adaptive quadrature and mpmath (digest 004 §8 #8–#11).
+"""Elliptic closed forms of seed 004 App. F against adaptive quadrature and mpmath (errata 004 §8 #8–#11).
 
 Tolerance 1e-10 relative: quad with epsrel 1e-13 and the closed forms both reach ~1e-14 here; the margin
 covers the quadrature's error estimate being conservative only to a factor of ~100.
@@ -37,7 +37,7 @@ def test_lemma_F15_matches_quadrature_and_the_paper_form(a, expected):
 
 def test_lemma_F15_printed_form_in_double_precision_loses_digits():
     """Why we use ellipkm1: at a = 1e-5 the printed form with ellipk(k²) in floats is off by ~4e-8 relative
-    (digest §8 #8), since 1 − k² = a²/(2 − a)² is formed by cancellation."""
+    (errata 004 §8 #8), since 1 − k² = a²/(2 − a)² is formed by cancellation."""
     a = 1e-5
     k = math.sqrt(1 - a) / (1 - a / 2)
     naive = 4 / (2 - a) * sc.ellipk(k**2)
@@ -77,7 +77,7 @@ def test_lemma_F16_reduces_to_F15_on_the_diagonal():
 
 @pytest.mark.parametrize("a, b, approx", [(1e-11, 1e-2, 12.0937), (1e-11, 1e-6, 30.40364)])
 def test_lemma_F16_stays_accurate_when_a_is_far_below_b(a, b, approx):
-    """At a = 1e-11 the closed form cancels ~22 digits (digest §7); the working precision adapts."""
+    """At a = 1e-11 the closed form cancels ~22 digits (errata 004 §7); the working precision adapts."""
     assert sqrt_pole_integral(a, b) == pytest.approx(approx, rel=1e-5)
 
 

@@ -1,4 +1,4 @@
-"""Asymptotic suboptimality F∞ (seed 004 eq. 4; App. B eq. 18; App. C; digest §8 #18–#28).
+"""Asymptotic suboptimality F∞ (seed 004 eq. 4; App. B eq. 18; App. C; errata 004 §8 #18–#28).
 
 Independent routes: the closed forms of Thm 2.1, the frequency integral (periodic trapezoid), the exact
 time-domain geometric-filter sum, the digest's Monte-Carlo values (computed outside this package), and for
@@ -22,7 +22,7 @@ HARMONIC_128 = 1.0 / np.arange(1, 129)
 
 
 def test_mean_estimation_dpsgd_closed_form():
-    """digest §8 #19: lim Eδ² = ηG²/(2ρ(2−η)) = 0.0263157895 at η = 0.1; F∞ = E[F − F⋆] is half of it."""
+    """errata 004 §8 #19: lim Eδ² = ηG²/(2ρ(2−η)) = 0.0263157895 at η = 0.1; F∞ = E[F − F⋆] is half of it."""
     problem = dpt.MeanEstimation(0.1)
     assert dpt.F_inf(dpt.dpsgd(), problem, rho=1.0, variant="paper") == pytest.approx(0.0263157895, rel=1e-9)
     assert dpt.F_inf(dpt.dpsgd(), problem, rho=1.0) == pytest.approx(0.0263157895 / 2, rel=1e-9)
@@ -31,7 +31,7 @@ def test_mean_estimation_dpsgd_closed_form():
 
 @pytest.mark.parametrize("eta, second_moment", [(0.1, 0.010539236), (0.5, 0.143964953)])
 def test_mean_estimation_optimum_closed_form_equals_the_generic_routes(eta, second_moment):
-    """digest §8 #20: 2η²G²K(|1−η|)²/(π²ρ) is attained by β*; closed form = F.15 route = time = frequency."""
+    """errata 004 §8 #20: 2η²G²K(|1−η|)²/(π²ρ) is attained by β*; closed form = F.15 route = time = frequency."""
     problem = dpt.MeanEstimation(eta)
     beta = dpt.mean_estimation_optimal(eta)
     closed = dpt.mean_estimation_optimum(eta, rho=1.0, variant="paper")
@@ -58,7 +58,7 @@ def test_mean_estimation_frequency_integral_equals_time_domain_sum(beta, eta, si
     "eta, ratio", [(1e-3, 0.016374), (1e-2, 0.090868), (0.1, 0.400491), (0.5, 0.863790), (1.0, 1.0), (1.5, 0.863790), (1.99, 0.090868)]
 )
 def test_figure1_ratio_of_optimum_to_dpsgd(eta, ratio):
-    """digest §8 #21: 4η(2−η)K(|1−η|)²/π², symmetric in η ↔ 2−η and 1 at η = 1 (not 'better at η→1')."""
+    """errata 004 §8 #21: 4η(2−η)K(|1−η|)²/π², symmetric in η ↔ 2−η and 1 at η = 1 (not 'better at η→1')."""
     assert float(dpt.mean_estimation_ratio(eta)) == pytest.approx(ratio, abs=1e-6)
     problem = dpt.MeanEstimation(eta)
     generic = dpt.F_inf(dpt.mean_estimation_optimal(eta), problem, rho=1.0) / dpt.F_inf(dpt.dpsgd(), problem, rho=1.0)
@@ -66,7 +66,7 @@ def test_figure1_ratio_of_optimum_to_dpsgd(eta, ratio):
 
 
 def test_figure1_ratio_small_eta_asymptote():
-    """ratio ≈ (2η/π²) log²(8/η) as η → 0 (digest §8 #21): relative gap O(1/log(8/η))-small at η = 1e-8."""
+    """ratio ≈ (2η/π²) log²(8/η) as η → 0 (errata 004 §8 #21): relative gap O(1/log(8/η))-small at η = 1e-8."""
     eta = 1e-8
     assert float(dpt.mean_estimation_ratio(eta)) == pytest.approx(2 * eta / math.pi**2 * math.log(8 / eta) ** 2, rel=1e-6)
 
@@ -98,7 +98,7 @@ def test_divergent_sensitivity_gives_infinite_F_inf(beta):
 
 
 def test_lti_values_of_the_digest():
-    """digest §8 #22, #24, #25, #28 (exact LTI formulas, F.16 and Lemma C.4 routes)."""
+    """errata 004 §8 #22, #24, #25, #28 (exact LTI formulas, F.16 and Lemma C.4 routes)."""
     p8 = dpt.LinearRegression(0.05, HARMONIC_8)
     assert dpt.F_inf(dpt.nu_ftrl(0.05 / 8), p8, rho=1.0, kind="lti") == pytest.approx(6.77476e-3, rel=1e-5)
     assert dpt.F_inf(dpt.dpsgd(), p8, rho=1.0, kind="lti") == pytest.approx(0.0504308, rel=1e-6)
@@ -111,7 +111,7 @@ def test_lti_values_of_the_digest():
 
 
 def test_noisy_sgd_lti_closed_form():
-    """digest §8 #24: F^LTI = (ηG²/(4ρ))Σ_j 1/(2−ηλ_j) + (ησ²/2)Σ_j λ_j/(2−ηλ_j) for β = e_0."""
+    """errata 004 §8 #24: F^LTI = (ηG²/(4ρ))Σ_j 1/(2−ηλ_j) + (ησ²/2)Σ_j λ_j/(2−ηλ_j) for β = e_0."""
     eta, lam, s = 0.03, HARMONIC_8, 0.4
     p = dpt.LinearRegression(eta, lam, sigma_sgd=s)
     expected = eta * 1.5**2 / (4 * 0.3) * np.sum(1 / (2 - eta * lam)) + eta * s**2 / 2 * np.sum(lam / (2 - eta * lam))
@@ -123,7 +123,7 @@ def test_noisy_sgd_lti_closed_form():
     [(0.01, 1.016, 1.020), (0.02, 1.033, 1.034), (0.05, 1.089, 1.085), (0.1, 1.200, 1.190)],
 )
 def test_exact_gaussian_value_matches_the_digests_monte_carlo(eta, mc_over_lti_nu, mc_over_lti_sgd):
-    """digest §8 #23 (independent MC, 100 chains × 1.5e5 steps): MC/LTI ratios on d = 8, λ_k = 1/k.
+    """errata 004 §8 #23 (independent MC, 100 chains × 1.5e5 steps): MC/LTI ratios on d = 8, λ_k = 1/k.
 
     Tolerance 1%: the digest's MC ratios carry ~0.5% sampling error (its §8 #23b quotes ±2% for d = 128).
     """
@@ -135,7 +135,7 @@ def test_exact_gaussian_value_matches_the_digests_monte_carlo(eta, mc_over_lti_n
 
 @pytest.mark.parametrize("eta, mc_over_lti", [(0.005, 1.013), (0.01, 1.027), (0.02, 1.059), (0.04, 1.121), (0.08, 1.289)])
 def test_exact_gaussian_noisy_sgd_d128_matches_the_digests_monte_carlo(eta, mc_over_lti):
-    """digest §8 #23b: MC/LTI for Noisy-SGD, d = 128, λ_k = 1/k (64–192 chains; ±2% stated, we use 1%)."""
+    """errata 004 §8 #23b: MC/LTI for Noisy-SGD, d = 128, λ_k = 1/k (64–192 chains; ±2% stated, we use 1%)."""
     p = dpt.LinearRegression(eta, HARMONIC_128)
     ratio = dpt.F_inf(dpt.dpsgd(), p, rho=1.0) / dpt.F_inf(dpt.dpsgd(), p, rho=1.0, kind="lti")
     assert ratio == pytest.approx(mc_over_lti, rel=0.01)

@@ -1,4 +1,4 @@
-"""Analytic-core claims of seed 004 checked by independent routes (digest 004 §8).
+"""Analytic-core claims of seed 004 checked by independent routes (errata 004 §8).
 
 Sensitivities (closed form vs time-domain sums), Lemma F.16 (mpmath Π vs quadrature), and the exact
 Gaussian linear-regression F∞ against the digest's independent Monte-Carlo ratios.
@@ -49,7 +49,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         # a check only where the ±2% tolerance excludes the LTI surrogate (ratio 1); at η = 0.005 the gap is 1.4%,
         # and Figure 2's simulation (fig2.eta.*.eta=0.005.not_lti) is what separates the two there
         weak = abs(mc - 1.0) <= 0.02 * mc
-        claims.append(Claim(f"linreg.exact_over_lti.eta={eta:g}", PAPER, "Thm 2.2, App. C (digest §8 #23b)",
+        claims.append(Claim(f"linreg.exact_over_lti.eta={eta:g}", PAPER, "Thm 2.2, App. C (errata 004 §8 #23b)",
                             "exact Gaussian F∞ / LTI part vs independent Monte-Carlo (d=128, λ_k=1/k, Noisy-SGD)"
                             + (" — the tolerance also accepts the LTI surrogate (ratio 1), so not a check; "
                                "see fig2.eta.Noisy-SGD.eta=0.005.not_lti" if weak else ""),

@@ -104,7 +104,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             float(dpt.mean_estimation_ratio(e)), r, rtol=1e-10,
             tolerance_why="two exact routes; double-precision rounding only", informational=at_one))
     sym = _generic_ratio(1.7, method="frequency")
-    claims.append(Claim("fig1.ratio.symmetric", PAPER, "Thm 2.1 (digest §10.4)",
+    claims.append(Claim("fig1.ratio.symmetric", PAPER, "Thm 2.1 (errata 004 §10.4)",
                         "ratio(2 − η) by quadrature of the spectra at η = 1.7 equals the closed form at η = 0.3: "
                         "the better regimes are η→0 and η→2, not η→1",
                         float(dpt.mean_estimation_ratio(0.3)), sym, rtol=1e-9,

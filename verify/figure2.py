@@ -17,7 +17,7 @@ the truncation moves F∞ by less than 0.5 SE; Thm C.18's lower bound lies below
 (Thm C.15's upper side is 20–200× above the measurement, so it is reported in the statement, not claimed);
 at the smallest η, where the run resolves the 1.4–2.3% gap, the simulation excludes the LTI surrogate; the fitted log-log slopes equal the exact-theory
 slopes within 3 SE. The caption's empirical slopes (SGD 1.00 in d, 0.18 in d_eff, 1.27 in η; FTRL 0.94 in
-d_eff, 2.03 in η) are compared as information only: they come from unstated settings (digest 004 §10.18).
+d_eff, 2.03 in η) are compared as information only: they come from unstated settings (errata 004 §10.18).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Bound (paper constant, as the figure; the corrected constant is 4× smaller at σ_sgd = 0) for DP-SGD,
 ν-DP-FTRL with ν = ημ, ν-DP-FTRL with the best ν of a scan, and the Optimized correlation of the
 alternating minimisation; L = G = ρ = d = 1, σ_sgd = 0, η = 1 (the paper leaves η and τ_max unstated;
-digest 004 §5.4 uses the same).
+errata 004 §5.4 uses the same).
 
 Claims, each able to fail: at every κ, DP-SGD ≥ ν(ημ) and ν(best) ≥ Optimized (the middle step
 ν(ημ) ≥ ν(best) holds by construction, since the scan contains ημ, and is not claimed); the digest's
@@ -28,7 +28,7 @@ from dptheory.stats import family_quantile
 from ._runner import SEED004_ALPHA, Task, point_seed, run_all
 
 PAPER = "seed 004"
-DIGEST = {100: (257.1, 143.2, 116.4), 1000: (4962.0, 1992.0, 1391.0)}  # digest §5.4: SGD, ν = ημ, Optimized
+DIGEST = {100: (257.1, 143.2, 116.4), 1000: (4962.0, 1992.0, 1391.0)}  # errata 004 §5.4: SGD, ν = ημ, Optimized
 NU_ETA_MU = "nu-DP-FTRL (nu = eta mu)"
 
 
@@ -65,7 +65,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                 # are PSD at every grid point (min eigenvalue ~1e-15 relative) and which is stable in the grid
                 # size (docs/socp_convergence.md): a suboptimal solve there, reported but not held against us.
                 suspect = name == "DP-SGD" and k == 1000
-                claims.append(Claim(f"fig3.digest.{name}.kappa={k:g}", PAPER, "digest 004 §5.4",
+                claims.append(Claim(f"fig3.digest.{name}.kappa={k:g}", PAPER, "errata 004 §5.4",
                                     f"bound for {name} vs the digest's independent reproduction"
                                     + (" (the digest's solve looks suboptimal: ours is lower and feasible)" if suspect else ""),
                                     ref, b[name], rtol=2e-3, tolerance_why="digest prints 4 digits; same grid and τ_max",
@@ -89,7 +89,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         for name, ref in digest_slopes.items():
             slope = np.log(table[k1][name] / table[k0][name]) / np.log(k1 / k0)
             claims.append(Claim(f"fig3.slope.{name}", PAPER, "Fig. 3", f"log-log slope in κ between {k0:g} and {k1:g}",
-                                ref, slope, rtol=0.05, tolerance_why="digest §5.4 over the same range, κ 100→1000",
+                                ref, slope, rtol=0.05, tolerance_why="errata 004 §5.4 over the same range, κ 100→1000",
                                 informational=True))
 
     # simulations: two non-quadratic losses at κ = 10 (information: the bound is 2–20× above), and the quadratic

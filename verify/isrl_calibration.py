@@ -29,7 +29,7 @@ def _digits(cid: str, where: str, statement: str, printed: float, value: float, 
     """A closed form against the digest's printed digits (half a unit of the last printed digit)."""
     half = 0.5 * 10 ** (math.floor(math.log10(abs(printed))) - digits + 1)
     return Claim(cid, PAPER, where, statement, printed, value, rtol=half / abs(printed),
-                 tolerance_why=f"digest 002 §6 prints {digits} significant digits")
+                 tolerance_why=f"errata 002 §6 prints {digits} significant digits")
 
 
 def _spend_row(R: int) -> dict:
@@ -119,7 +119,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     for k, (s, sp, printed) in enumerate(zip(cor, pap, (1302.3, 5186.7, 20656.3, 82534.8, 329777.0)), start=1):
         c.append(Claim(f"C21.R_k.k={k}", PAPER, "App. E.1", "R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ2^{−(k+1)})}⌉",
                        (171, 342, 683, 1366, 2731)[k - 1], s.R, rtol=0.0, tolerance_why="integer"))
-        c.append(Claim(f"C21.nu_corrected.k={k}", PAPER, "App. E.1 (digest §8 #17)",
+        c.append(Claim(f"C21.nu_corrected.k={k}", PAPER, "App. E.1 (errata 002 §8 #17)",
                        "ν_k with R_k(R_k+1)(R_k+2) in the numerator", printed, s.nu, rtol=0.05 / printed,
                        tolerance_why="printed to one decimal"))
         c.append(Claim(f"C21.nu_paper.k={k}", PAPER, "App. E.1 as printed", "printed ν_k never leaves its floor 2β = 20",

@@ -3,9 +3,9 @@ r"""Seed 002 (Lowy & Razaviyayn, ISRL-DP federated learning): simulated excess r
 Every simulation runs Noisy ISRL-DP MB-SGD (Alg. 2; :mod:`dptheory.isrl.simulation`) with the paper's noise
 (:func:`~dptheory.isrl.calibration.sigma2_noisy_mbsgd`), a batch ``K ≥ K_min``
 (:func:`~dptheory.isrl.calibration.min_batch_size`), ``δ0 = 1e-6`` and, per sweep, a fixed number of rounds
-``R`` (digest 002 §6, Monte-Carlo protocol: ``σ² ∝ R``, so a fixed ``R`` keeps log drift out of the slopes).
+``R`` (errata 002 §6, Monte-Carlo protocol: ``σ² ∝ R``, so a fixed ``R`` keeps log drift out of the slopes).
 
-1. **Privacy-dominated strongly convex quadratic** (digest C12; :class:`~dptheory.isrl.problems.SCQuadratic`,
+1. **Privacy-dominated strongly convex quadratic** (errata 002 C12; :class:`~dptheory.isrl.problems.SCQuadratic`,
    ``d = 10``, ``‖θ̄‖ = 0.5``, ``s = 1``, ``W = B(0, 3)`` so ``L = 4.5``; ``n = 8000``, ``N = M = 10``, ``ε0 = 1``;
    Stich's step and weights, Lemma D.5). Sweeps in ``n``, ``ε0``, ``M`` (``N = 40``) and ``d``. Runs of a sweep
    share their algorithmic random numbers (common random numbers), except across ``d`` where the shapes
@@ -21,9 +21,9 @@ Every simulation runs Noisy ISRL-DP MB-SGD (Alg. 2; :mod:`dptheory.isrl.simulati
    because ``Π_W`` never acts — the projection rate is reported, a point where it acted is informational).
 2. **Statistical regime** (``σ = 0``, ``d = 20``, ``K = n/25``): slope in ``n`` within ±0.12 of −1 (Thm 2.1's
    stability term) and the exact slope inside the bootstrap interval; exact expectation at every point.
-3. **Hard linear family** (digest C33; ``f = −⟨w, x⟩``, ``E x = τe₁``, ``τ = √(d ln(1/δ0))/(ε0 n √M)``,
+3. **Hard linear family** (errata 002 C33; ``f = −⟨w, x⟩``, ``E x = τe₁``, ``τ = √(d ln(1/δ0))/(ε0 n √M)``,
    ``d = 10``, ``N = M = 10``, ``ε0 = 0.1``, Thm D.1's convex ``R`` and ``η``): slope −1 ± 0.12 in ``n``.
-4. **Explicit-constant convex bound** (digest §4.1, Lemma D.2 + D.6): for the step ``η ≤ 1/β`` used,
+4. **Explicit-constant convex bound** (errata 002 §4.1, Lemma D.2 + D.6): for the step ``η ≤ 1/β`` used,
    ``E F(ŵ) − F⋆ ≤ 2L²Rη/(nM) + D²/(2ηR) + (η/2)(dσ²/M + L²)`` (with Thm D.1's σ² the last term is the
    digest's ``(ηL²/2)(256dR ln(2.5R/δ0) ln(2/δ0)/(Mn²ε0²) + 1)``): every seed below it, on the hard family and
    on ℓ2-regularised logistic regression (exact ``F`` by enumeration).

@@ -45,7 +45,7 @@ def _calculator_tables() -> list[Claim]:
         claims.append(Claim(f"{t.name}.factor.T_min", PAPER, where, "ε_target/ε_f-DP at T_min",
                             t.factor[0], r.eps / clt.eps, rtol=_printed(4, t.factor[0]), tolerance_why="printed to 4 decimals"))
         claims.append(Claim(f"{t.name}.eps_fdp.asym.doubled_batch", PAPER, where,
-                            "CLT ε in the asymptotic column, reproduced only with batch 2·s_max,asym (digest 001 §4)",
+                            "CLT ε in the asymptotic column, reproduced only with batch 2·s_max,asym (errata 001 §4)",
                             t.eps_fdp[1], clt_asym_doubled.eps, rtol=_printed(4, t.eps_fdp[1]), tolerance_why="printed to 4 decimals"))
         claims.append(Claim(f"{t.name}.factor.asym.doubled_batch", PAPER, where, "ε_target/ε_f-DP, asymptotic column (batch doubled)",
                             t.factor[1], r.eps / clt_asym_doubled.eps, rtol=_printed(4, t.factor[1]), tolerance_why="printed to 4 decimals"))
@@ -109,7 +109,7 @@ def _closed_form() -> list[Claim]:
     for N, k_min in ((1e4, 4.2353), (5e4, 4.5728), (6e4, 4.6095)):
         k = (math.e / 2) * math.sqrt(0.5 + math.log(N))
         cond = condition7(k, 1 / N)
-        c.append(Claim(f"cond7.threshold_N={N:g}", PAPER, "eq. (7)", "smallest k with (2/e)²k² ≥ ½ + ln N (digest §7 #5)",
+        c.append(Claim(f"cond7.threshold_N={N:g}", PAPER, "eq. (7)", "smallest k with (2/e)²k² ≥ ½ + ln N (errata 001 §7 #5)",
                        k_min, k, rtol=_printed(4, k_min)))
         c.append(Claim(f"cond7.equality_N={N:g}", PAPER, "eq. (7)", "condition (7) evaluates to equality there",
                        cond.rhs, cond.lhs, rtol=1e-14))

@@ -8,7 +8,7 @@ Dong–Roth–Su CLT the paper used (estimate), its Poisson form, the Monte-Carl
 *Tightness* over (N, ε, k): ``T_min`` under both γ readings against the fewest rounds the PLD accountant
 needs for ``ε_target`` (``T_true``); Thm 3.1 is sound iff ``T_true ≤ ⌈T_min⌉`` (checked); Thm 3.2's reading
 "T can be lowered at most to T_min,asym = T_min/(2γ)" is an asymptotic statement and is reported, not
-held, at finite N; its corrected asymptotics (``T_true,CLT/T_asym → 2`` as δ → 0, digest 001 §3.9) is checked.
+held, at finite N; its corrected asymptotics (``T_true,CLT/T_asym → 2`` as δ → 0, errata 001 §3.9) is checked.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     values = [clt_T_over_T_asym(0.05, d) for d in digest]
     for (d, ref), v in zip(digest.items(), values):
         claims.append(Claim(f"thm32.clt_asymptotics.delta={d:g}", PAPER, "App. C.2 (corrected τ = c/μ)",
-                            "T_true/T_min,asym by the CLT at ε = 0.05 (digest 001 §3.9)", ref, v, rtol=1e-3,
+                            "T_true/T_min,asym by the CLT at ε = 0.05 (errata 001 §3.9)", ref, v, rtol=1e-3,
                             tolerance_why="digest prints 3 decimals"))
     claims.append(Claim("thm32.clt_asymptotics.limit", PAPER, "App. C.2", "the ratio increases toward 2 as δ → 0 (so T_true → T_min/γ, "
                         "not T_min/(2γ): the paper's c/2 slip)", 2.0, values[-1], bounds=(max(values[:-1]), 2.0)))

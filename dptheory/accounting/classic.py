@@ -41,7 +41,7 @@ def subsampled_epsilon(eps, *, K, n) -> float:
     (needs ε' ≤ 1).
 
     The cited lemma (Ullman) is for sampling without replacement; seed 002's Alg. 2 samples with replacement
-    (digest 002 §8 #20).
+    (errata 002 §8 #20).
     """
     eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="the subsampling lemma needs eps <= 1")
     n = check_in_interval("n", n, 0.0)

@@ -80,7 +80,7 @@ _MODELS = {
     "rdp_wor": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
 }
 #: PLD discretisation of ``"pld"``: 1e-5 keeps its (pessimistic) ε within 0.1% of the 3e-6 value at Tables
-#: 9–11 (1e-4, dp_accounting's default, overstates Table 9's ε by 5%; digest 001 §4 printed 0.0103).
+#: 9–11 (1e-4, dp_accounting's default, overstates Table 9's ε by 5%; errata 001 §4 printed 0.0103).
 PLD_DISCRETIZATION = 1e-5
 
 
@@ -196,7 +196,7 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
 def exact_minimal_T(eps_target, *, sigma, k, delta, accountant: str = "pld", T_max: int = 10**7) -> int:
     """The fewest rounds ``T`` at which ``accountant`` certifies ``ε_target`` for ``k`` epochs (``q = k/T``).
 
-    For fixed ``k`` the batch shrinks as ``T`` grows and ε decreases in ``T`` (digest 001 §3.10; tested), so
+    For fixed ``k`` the batch shrinks as ``T`` grows and ε decreases in ``T`` (errata 001 §3.10; tested), so
     the answer is found by dp_accounting's calibration (``calibrate_dp_mechanism``, discrete) over
     ``T ∈ [⌈k⌉, T_max]``. Raises if even ``T_max`` rounds do not reach ``ε_target``.
     """

@@ -41,7 +41,7 @@ def gdp_epsilon(mu, *, delta) -> float:
 
 
 def gdp_mu(eps, *, delta) -> float:
-    """The μ at which μ-GDP gives exactly ``(ε, δ)`` (eq. (64) increases in μ): ``μ*(ε, δ)`` of digest 001 §3.11d."""
+    """The μ at which μ-GDP gives exactly ``(ε, δ)`` (eq. (64) increases in μ): ``μ*(ε, δ)`` of errata 001 §3.11d."""
     eps = check_in_interval("eps", eps, 0.0, lo_closed=True)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     hi = 1.0

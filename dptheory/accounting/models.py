@@ -1,7 +1,7 @@
 r"""The model an ε holds for: how each round's batch is sampled and which data sets are neighbours, as values.
 
 An accountant's ε is a statement about one sampling model and one neighbouring relation; seed 001 (van Dijk
-et al., *Proactive DP*, footnotes 5 and 14) and seed 002 (Lowy & Razaviyayn, Thm D.1's proof and digest 002
+et al., *Proactive DP*, footnotes 5 and 14) and seed 002 (Lowy & Razaviyayn, Thm D.1's proof and errata 002
 §8 #20) each hinge on which one is meant. Every :class:`EpsilonResult` therefore carries a :class:`Sampling`
 and a :class:`Neighbouring` member; ``str()`` of a member is its description.
 

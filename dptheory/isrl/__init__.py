@@ -13,7 +13,7 @@ r"""Seed 002, Lowy & Razaviyayn, *Private Federated Learning Without a Trusted S
 >>> from dptheory import isrl
 >>> isrl.rate("isrl_iid_sc_up", logs="none").slope("n", term="priv")
 -2
->>> round(isrl.sigma2_noisy_mbsgd(L=1, R=1000, n=1000, eps0=1, delta0=1e-6), 3)   # digest C1
+>>> round(isrl.sigma2_noisy_mbsgd(L=1, R=1000, n=1000, eps0=1, delta0=1e-6), 3)   # errata 002 C1
 80.374
 >>> isrl.silo_sampling_factor(N=10, M=3)
 0.25925925925925924

@@ -1,7 +1,7 @@
 r"""Noise calibrations, batch sizes, round counts and step sizes of seed 002 (Lowy & Razaviyayn, ISRL-DP FL),
 and what each calibration actually spends under an exact accountant.
 
-Notation (digest 002 §2.1): ``N`` silos, ``n`` records per silo, ``M`` (harmonic) participation, ``K`` local batch,
+Notation (errata 002 §2.1): ``N`` silos, ``n`` records per silo, ``M`` (harmonic) participation, ``K`` local batch,
 ``R`` rounds, ``L`` Lipschitz constant, ``β`` smoothness, ``μ`` strong convexity, ``D`` diameter, ``d`` dimension,
 ``(ε0, δ0)`` the ISRL-DP budget of every silo. ``σ²`` is the per-coordinate variance of the Gaussian each silo adds
 to its minibatch-mean gradient.
@@ -22,7 +22,7 @@ function                                    source (seed 002)
 :func:`silo_sampling_factor`                Lemma E.3 / F.1: ``(N − M)/((N − 1)M)``
 :func:`shuffle_amplification_round`         Thm D.5, eq. (21), with its validity condition; Lemma D.10
 :func:`noisy_mbsgd_convex_schedule` & co.   Thm D.1/D.2 rounds, step sizes, Moreau smoothing; Thm 3.1/E.1 batches
-:func:`multi_stage_schedule`                App. E.1 (printed ν_k and the corrected ν_k, digest §8 #17)
+:func:`multi_stage_schedule`                App. E.1 (printed ν_k and the corrected ν_k, errata 002 §8 #17)
 :func:`spent_by_calibration`                exact (ε, δ0) of Alg. 2's calibrated noise (PLD / RDP / the paper's own)
 :func:`spent_by_onepass`                    exact ε of the one-pass calibration (one Gaussian per record)
 =========================================== ==========================================================================
@@ -566,7 +566,7 @@ def stich_schedule(*, R, mu, beta, c, r0) -> Schedule:
     r"""Lemma D.5 (Stich 2019; ``a = μ, b = 2, g = 2β``) at a given number of rounds ``R``:
     ``η = min{1/(2β), ln(max{2, μ²r₀R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}`` for ``r < ⌈R⌉`` (normalised in
     log space). :func:`noisy_mbsgd_sc_schedule` applies it at Thm D.1's ``R``; the Monte-Carlo protocol keeps
-    ``R`` fixed across a sweep (digest 002 §6), so it is also an entry point of its own.
+    ``R`` fixed across a sweep (errata 002 §6), so it is also an entry point of its own.
 
     >>> s = stich_schedule(R=1000, mu=1.0, beta=1.0, c=74.0, r0=16.0)
     >>> round(s.eta, 6), round(float(s.weights.sum()), 12)
@@ -636,9 +636,9 @@ def multi_stage_schedule(beta, *, mu, V, Delta, U, nu_form: str = "corrected") -
     * ``nu_form="paper"`` (as printed): ``X_k = μV²/(3Δ2^{−(k−1)} R_k(R_k+1)(R_k+2))`` — so ν_k = 2β for every
       practical R_k (C21: 20 at β = 10);
     * ``nu_form="corrected"`` (default): ``X_k = μV² R_k(R_k+1)(R_k+2)/(3Δ2^{−(k−1)})`` — the cubic in the
-      numerator, as in the convex AC-SA step and Ghadimi–Lan (digest §8 #17; C21: 1302.3, 5186.7, …).
+      numerator, as in the convex AC-SA step and Ghadimi–Lan (errata 002 §8 #17; C21: 1302.3, 5186.7, …).
 
-    Stage k then runs :func:`acsa_steps` ``(R_k, ν_k)`` from q_{k−1} (q_0 = w_0, digest §8 #18).
+    Stage k then runs :func:`acsa_steps` ``(R_k, ν_k)`` from q_{k−1} (q_0 = w_0, errata 002 §8 #18).
 
     >>> [s.R for s in multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)]  # C21
     [171, 342, 683, 1366, 2731]

@@ -9,10 +9,10 @@ record ``ξ`` maps to the loss, and how its population risk ``F(w) = (1/N) Σ_i 
 * :class:`SCQuadratic` — ``f(w, x) = ½‖w − x‖²``, ``x = θ_i + (s/√d)·ξ`` with silo means ``θ_i = θ̄ + h_i``
   (``Σ_i h_i = 0``), ``W`` the ball of radius ``B``. ``F(w) = ½‖w − θ̄‖² + ½(v² + s²)`` in closed form, so
   ``F(w) − F⋆ = ½‖w − θ̄‖²`` (``θ̄ ∈ W``); ``μ = β = 1``, within-silo variance ``φ² = s²`` and heterogeneity
-  (digest eq. (29)) ``v² = (1/N) Σ_i ‖h_i‖²`` exactly. The primary calibration problem (digest C12).
+  (digest eq. (29)) ``v² = (1/N) Σ_i ‖h_i‖²`` exactly. The primary calibration problem (errata 002 C12).
 * :class:`HardLinear` — ``f(w, x) = −⟨w, x⟩``, ``x = ξ/√d`` with ``P(ξ_1 = 1) = (1 + τ√d)/2`` (other
   coordinates fair), so ``E x = τ e₁``, ``F(w) = −τ w₁``, ``F⋆ = −τB`` at ``w⋆ = B e₁``; ``L = 1``, ``β = 0``
-  (the Bassily-type hard family of the convex lower bound, digest C33).
+  (the Bassily-type hard family of the convex lower bound, errata 002 C33).
 * :class:`LogisticRegression` — ``f(w, (x, y)) = log(1 + e^{−y⟨w, x⟩}) + (λ/2)‖w‖²``, ``x = (r/√d)·ξ`` uniform
   on the scaled hypercube, ``P(y = 1 | x) = 1/(1 + e^{−⟨w_true, x⟩})``. Only ``z = y·x`` enters the loss, and
   ``P(z = a) = 2^{1−d}·sigmoid(⟨w_true, a⟩)`` on the ``2^d`` vertices, so ``F`` is an exact finite sum
@@ -207,7 +207,7 @@ class HardLinear:
 
     @classmethod
     def at_privacy_level(cls, *, d: int, n: int, M: float, eps0: float, delta0: float, c: float = 2.0, radius: float = 1.0):
-        """``τ = c·√(d ln(1/δ0))/(ε0 n √M)`` (digest C33: the mean is at the scale of the privacy error)."""
+        """``τ = c·√(d ln(1/δ0))/(ε0 n √M)`` (errata 002 C33: the mean is at the scale of the privacy error)."""
         check_in_interval("c", c, 0.0)
         check_in_interval("delta0", delta0, 0.0, 1.0)
         tau = c * math.sqrt(d * math.log(1.0 / delta0)) / (eps0 * n * math.sqrt(M))

@@ -1,6 +1,6 @@
 r"""Every excess-risk rate and round complexity of seed 002 (Lowy & Razaviyayn, ICLR 2023, ISRL-DP FL) as
 sympy expressions, split into statistical / privacy / heterogeneity terms, with the conditions under which
-the paper states them and the corrections of digest 002 §8.
+the paper states them and the corrections of errata 002 §8.
 
 The registry (:func:`rates`, :func:`rate`) holds Theorems 2.1, 2.2, 3.1, 4.1 (F.1/F.2), F.3 (Fig. 3's
 "Thm 4.2"), 5.1, 5.2 (G.2), H.1, the cross-device hybrid of App. D.3.5, the explicit-constant form of the
@@ -8,7 +8,7 @@ proof of Thm D.1, and the prior-work rates Fig. 3 compares against (central DP o
 LDP of Duchi et al. 2013, Wu et al. 2019). :func:`round_complexities` holds the round counts ``R`` (Thms
 2.1, 3.1, 4.1/F.1/F.2, 5.1, G.2 and Girgis et al. 2021). :func:`figure3_table` rebuilds Fig. 3 from them.
 
-Conventions (digest 002 §2, §4):
+Conventions (errata 002 §2, §4):
 
 * every symbol is a positive sympy symbol (:data:`SYMBOLS`); ``M`` is the harmonic-mean participation
   (``1/M = E[1/M_r]``), ``Mp`` is ``M'`` of Assumption 2, ``C`` the compositionality constant (``C = 1``
@@ -32,7 +32,7 @@ Conventions (digest 002 §2, §4):
 D*L*sqrt(d)/(sqrt(M)*eps0*n)
 >>> r.slope("n", term="priv"), r.slope("M")
 (-1, -1/2)
->>> v = r.evaluate(n=1000, M=100, N=100, d=100, eps0=1, L=1, D=1)        # digest C5, point P1
+>>> v = r.evaluate(n=1000, M=100, N=100, d=100, eps0=1, L=1, D=1)        # errata 002 C5, point P1
 >>> round(float(v), 10), v.dominant
 (0.0041622777, 'stat')
 >>> isrl.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none")   # privacy for free below
@@ -268,7 +268,7 @@ class Rate(_Formula):
     notation : ``"O~"``, ``"Omega~"``, ``"lesssim"``, ``"O"``, ``"Theta"`` or ``"explicit"``.
     constants_hidden : whether absolute constants are dropped (``False`` only for explicit constants).
     logs, variant : the ``logs=`` and ``variant=`` it was built with.
-    corrections : each digest §8 correction the corrected form applies (the printed form: ``variant="paper"``).
+    corrections : each errata 002 §8 correction the corrected form applies (the printed form: ``variant="paper"``).
     notes : remarks (what the terms mean, reductions, caveats).
     """
 
@@ -417,7 +417,7 @@ def _lower_conditions(C_sym=C, erm=False):
         ("A in B_(eps0,delta0),C (silo-symmetric; C = 1 for B)" if erm else
          "A in A_(eps0,delta0),C: sequentially interactive, or fully interactive C-compositional (C = 1 for A)"),
         "complete version (Thm D.3/F.3): every round (eps0^r, delta0^r)-DP with eps0^r <~ 1/n, "
-        "delta0^r = o(1/(nNR)), N >= 16 ln(2/(delta0^r n)) (digest 002 §8 #22)",
+        "delta0^r = o(1/(nNR)), N >= 16 ln(2/(delta0^r n)) (errata 002 §8 #22)",
     )
 
 
@@ -482,9 +482,9 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                "priv": 16 * L * D * sp.sqrt(d * lg(sp.Rational(5, 2) * R / delta0) * lg(2 / delta0)) / (eps0 * n * sp.sqrt(M))},
         conditions=_iid_up_conditions()[:3] + ("optimal eta* <= 1/beta; R >> nM (the 1/(2R) term dropped)",),
         corrections=("Thm D.1's proof prints the gradient-norm term eta L^2/(2M); Lemma D.6 (used here) has "
-                     "eta L^2/2 (digest 002 §8 #16; no effect on this R >> nM form)",),
+                     "eta L^2/2 (errata 002 §8 #16; no effect on this R >> nM form)",),
         notes="Large-R form of sqrt(2) LD sqrt(2/(nM) + 1/(2R) + 128 d ln(2.5R/delta0) ln(2/delta0)/(M n^2 eps0^2)) "
-              "(digest 002 §4.1).")
+              "(errata 002 §4.1).")
 
     # Theorem 2.2 -------------------------------------------------------------------------------------
     add(key="isrl_iid_cvx_lo", theorem="Thm 2.2 (D.3)", equation="Thm 2.2 part 1", setting="isrl_iid",
@@ -512,7 +512,7 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
         notes="One-Pass Accelerated Noisy MB-SGD (Alg. 1), K = (L/(beta D))^(2/5) n^(3/5) (d ln(1/delta0))^(1/5)"
               "/(eps0^(2/5) M^(1/5)). (6) is stated with <~ (logs shown), (30) with O~. Section 3 states the gap "
               "(6)/(4) as O((sqrt(d)/(eps0 n sqrt(N)))^(1/5)); the multiplicative gap is "
-              "(eps0 n sqrt(N)/sqrt(d))^(1/5) (digest 002 §8 #15).")
+              "(eps0 n sqrt(N)/sqrt(d))^(1/5) (errata 002 §8 #15).")
     add(key="isrl_noniid_sc_up", theorem="Thm 3.1 (E.1)", equation="(7) [M = N]; (31)", setting="isrl_noniid",
         loss="smooth_sc", kind="upper",
         terms={"stat": phi**2 / (n * M) if paper else phi**2 / (mu * n * M),
@@ -520,8 +520,8 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                "hetero": _hetero(v**2 / (mu * sp.sqrt(kappa) * M) * (N - M) / (N - 1))},
         conditions=_noniid_conditions() + ("f(.,x) mu-strongly convex, kappa = beta/mu; multi-stage (App. E.1)",),
         corrections=("eq. (31) first term printed phi^2/(nM) -> phi^2/(mu n M) (eq. (7) and the proof have 1/mu; "
-                     "digest 002 §8 #14)",
-                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (Thm 3.1 eq. (7); digest 002 §8 #4; the printed "
+                     "errata 002 §8 #14)",
+                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (Thm 3.1 eq. (7); errata 002 §8 #4; the printed "
                      "cell: figure3_table(variant='paper'))"),
         notes="Multi-stage One-Pass Accelerated Noisy MB-SGD. (7)/(5) = sqrt(kappa).")
     c2 = _C_NONIID_CVX
@@ -531,7 +531,7 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                "priv": L * D * sp.Min(1, sp.sqrt(d) / (eps0 * n * (sp.sqrt(N * c2) if paper else sp.sqrt(N) * c2)))},
         conditions=_lower_conditions(C_sym=c2 ** sp.Rational(1, 2))
         + ("only for the one-pass algorithm with eps0 = O(1/n) or N = O(1) (Fig. 3 footnote, App. D.3)",),
-        corrections=("Fig. 3 prints sqrt(N C^2) -> sqrt(N)*C^2 (Thm 2.2 with C = sqrt(R), digest 002 §8 #4); "
+        corrections=("Fig. 3 prints sqrt(N C^2) -> sqrt(N)*C^2 (Thm 2.2 with C = sqrt(R), errata 002 §8 #4); "
                      "privacy term (sqrt(d)/(eps0 n sqrt(N)))^(7/5)",),
         notes="Thm 2.2 at C^2 = R = (eps0 n sqrt(N)/sqrt(d))^(2/5), the one-pass algorithm's rounds (C >= sqrt(R)).")
     add(key="isrl_noniid_sc_lo", theorem="Thm 2.2* (Fig. 3)", equation="Fig. 3 row 4",
@@ -565,11 +565,11 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
         terms={"priv": L * D * sp.Min(1, d / (eps0**2 * n**2 * N * C**4))},
         conditions=_lower_conditions(erm=True),
         notes="mu-smooth f in G_(mu,L,D).")
-    add(key="wu_erm_sc_up", theorem="Wu et al. (2019)", equation="(digest 002 §4.5)", setting="isrl_erm",
+    add(key="wu_erm_sc_up", theorem="Wu et al. (2019)", equation="(errata 002 §4.5)", setting="isrl_erm",
         loss="sc", kind="upper", notation="O",
         terms={"priv": kappa * L**2 * d / (mu * n * N * eps0**2)},
         conditions=("(eps0, 0)-ISRL-DP; their additive eps term is left out",),
-        notes="Prior work; Thm 4.1 part 2 is tighter by ln(1/delta0)/(kappa n) at M = N (digest C34).")
+        notes="Prior work; Thm 4.1 part 2 is tighter by ln(1/delta0)/(kappa n) at M = N (errata 002 C34).")
 
     # Theorem 5.1 / G.1 -------------------------------------------------------------------------------
     add(key="sdp_iid_cvx_up", theorem="Thm 5.1 (G.1)", equation="(37)", setting="sdp_iid", loss="convex",
@@ -592,7 +592,7 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                "priv": (beta ** sp.Rational(1, 4) * L * D ** sp.Rational(3, 2) * sdp_log_cvx / (eps * n * N)) ** sp.Rational(4, 5)},
         conditions=_sdp_noniid_conditions(False),
         corrections=("eq. (10) prints sqrt(d ln(d/delta)) -> sqrt(d) ln(d/delta) (Lemma G.1's variance and eq. (39); "
-                     "digest 002 §8 #14)",),
+                     "errata 002 §8 #14)",),
         notes="SDP One-Pass Accelerated Noisy MB-SGD (Alg. 6), M = N.")
     add(key="sdp_noniid_sc_up", theorem="Thm 5.2 (G.2)", equation="(11)", setting="sdp_noniid",
         loss="smooth_sc", kind="upper",
@@ -600,9 +600,9 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                "priv": (sp.sqrt(kappa) * L**2 * d * lg(1 / delta) / (eps**2 * n**2 * N**2)) if paper else
                (sp.sqrt(kappa) * L**2 * d * lg(d / delta) ** 2 / (mu * eps**2 * n**2 * N**2))},
         conditions=_sdp_noniid_conditions(False) + ("f(.,x) mu-strongly convex, kappa = beta/mu",),
-        corrections=("eq. (11) privacy term lacks the 1/mu of eq. (40) (digest 002 §8 #14)",
-                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; digest 002 §8 #14)",
-                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (digest 002 §8 #4; the printed cell: "
+        corrections=("eq. (11) privacy term lacks the 1/mu of eq. (40) (errata 002 §8 #14)",
+                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; errata 002 §8 #14)",
+                     "Fig. 3 prints sqrt(kappa d) -> sqrt(kappa)*d (errata 002 §8 #4; the printed cell: "
                      "figure3_table(variant='paper'))"),
         notes="Multi-stage SDP One-Pass Accelerated Noisy MB-SGD, M = N.")
     add(key="sdp_noniid_cvx_up_M", theorem="Thm G.2", equation="(39)", setting="sdp_noniid",
@@ -622,9 +622,9 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
                / (mu * eps**2 * n**2 * M**2),
                "hetero": _hetero(v**2 / (mu * sp.sqrt(kappa) * M) * (N - M) / (N - 1))},
         conditions=_sdp_noniid_conditions(True) + ("f(.,x) mu-strongly convex, kappa = beta/mu",),
-        corrections=("eq. (40) first term printed phi^2/(nM) -> phi^2/(mu n M) (the omission digest 002 §8 #14 "
+        corrections=("eq. (40) first term printed phi^2/(nM) -> phi^2/(mu n M) (the omission errata 002 §8 #14 "
                      "notes for (31))",
-                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; digest 002 §8 #14)"),
+                     "ln(1/delta) -> ln^2(d/delta) (Lemma G.1's variance; errata 002 §8 #14)"),
         notes="General M <= N version of (11).")
 
     # prior work: CDP and LDP ---------------------------------------------------------------------------
@@ -636,7 +636,7 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
         conditions=(_cond(sp.Lt(delta, 1 / (n * N)), "delta = o(1/(nN)) (checked as delta < 1/(nN))"),
                     "(eps, delta)-CDP on the pooled nN records; matched by Noisy SGD (Bassily et al. 2019)"),
         corrections=("Sec. 2.2 prints Theta(phi^2/sqrt(Nn) + LD min{1, sqrt(d)/(eps0 nN)}) -> phi D/sqrt(Nn) and the "
-                     "central eps (Thm D.6; digest 002 §8 #13)",),
+                     "central eps (Thm D.6; errata 002 §8 #13)",),
         notes="Central DP rate Fig. 3 uses as the SDP lower bound. ISRL-DP iid = this at eps = eps0/sqrt(N).")
     add(key="cdp_sc_lo", theorem="Bassily et al. (2019) (Thm D.6)", equation="Thm D.6",
         setting="cdp", loss="sc", kind="lower", notation="Theta",
@@ -672,7 +672,7 @@ def _build_rates(logs: str, variant: str) -> dict[str, Rate]:
         loss="convex", kind="upper", notation="lesssim",
         terms={"stat": L * D / sp.sqrt(n_min * M), "priv": L * D * sp.sqrt(d * sp.Min(Xi / Mp, xi_max / M))},
         conditions=unb,
-        corrections=("Thm H.1 prints K_i >= eps_i n/...: -> eps_i n_i (digest 002 §8 #8; calibration only)",),
+        corrections=("Thm H.1 prints K_i >= eps_i n/...: -> eps_i n_i (errata 002 §8 #8; calibration only)",),
         notes="Balanced data and equal budgets recover Thm 2.1 (Remark H.1).")
     add(key="unbalanced_sc_up", theorem="Thm H.1", equation="(41)", setting="unbalanced", loss="sc",
         kind="upper",
@@ -746,11 +746,11 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
     add(key="isrl_erm_cvx_smooth", theorem="Thm 4.1 (F.1)", equation="Thm F.1", rounds=sp.Max(smooth_first, erm_tail),
         conditions=isrl_priv + ("beta-smooth f",),
         corrections=("Thm F.1 prints (sqrt(beta D/L) sqrt(M) eps0 n/sqrt(d ln))^(1/2) -> ((beta D/L) sqrt(M) eps0 n/"
-                     "sqrt(d ln))^(1/2) (balancing beta D^2/R^2; digest 002 §8 #7)",))
+                     "sqrt(d ln))^(1/2) (balancing beta D^2/R^2; errata 002 §8 #7)",))
     nonsmooth_first = sp.sqrt(M * eps0 * n) / sp.sqrt(d * lg(1 / delta0)) if paper else \
         sp.sqrt(M) * eps0 * n / sp.sqrt(d * lg(1 / delta0))
     f2_corr = ("Thm F.2 prints sqrt(M eps0 n)/sqrt(d ln(1/delta0)) -> sqrt(M) eps0 n/sqrt(d ln(1/delta0)) (Remark F.1's "
-               "speed-up factor; digest 002 §8 #6)",)
+               "speed-up factor; errata 002 §8 #6)",)
     add(key="isrl_erm_cvx", theorem="Thm 4.1 (F.2)", equation="Thm F.2", rounds=sp.Max(nonsmooth_first, erm_tail),
         conditions=isrl_priv, corrections=f2_corr,
         notes="Non-smooth convex ERM; K = n and M = N: R = sqrt(N) eps0 n/sqrt(d ln(1/delta0)).")
@@ -765,12 +765,12 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
     sdp_cond = (_cond(sp.Le(eps, log(2 / delta))), _cond(sp.Lt(delta, 1), "delta < 1"))
     sdp_min = sp.Min(n, eps**2 * n**2 * N**2 / (d * M)) if paper else sp.Min(n * M, eps**2 * n**2 * N**2 / d)
     sdp_corr = ("Thm G.1 prints min{n, eps^2 n^2 N^2/(dM)} -> min{nM, eps^2 n^2 N^2/d} by analogy with Thm D.1 "
-                "(digest 002 §8 #21, suspected)",)
+                "(errata 002 §8 #21, suspected)",)
     add(key="sdp_iid_cvx", theorem="Thm 5.1 (G.1)", equation="Thm G.1",
         rounds=sp.Max(n**2 * N**2 * eps**2 / M, N / M, sdp_min,
                       beta * D / L * sp.Min(sp.sqrt(n * M), eps * n * N / sp.sqrt(d))),
         conditions=sdp_cond, corrections=sdp_corr,
-        notes="The floor n^2 N^2 eps^2/M (forcing the per-report eps_hat0 <~ 1) is impractically large (digest §8 #21).")
+        notes="The floor n^2 N^2 eps^2/M (forcing the per-report eps_hat0 <~ 1) is impractically large (errata 002 §8 #21).")
     add(key="sdp_iid_sc", theorem="Thm 5.1 (G.1)", equation="Thm G.1",
         rounds=sp.Max(n**2 * N**2 * eps**2 / M, N / M,
                       8 * beta / mu * lg(beta * D**2 * mu * eps**2 * n**2 * N**2 / (d * L**2)), sdp_min),
@@ -780,7 +780,7 @@ def _build_rounds(logs: str, variant: str) -> dict[str, RoundComplexity]:
         rounds=(beta * D / L) ** sp.Rational(2, 5) * n ** sp.Rational(2, 5) * e_ ** sp.Rational(2, 5)
         * M ** sp.Rational(2, 5) / (d * lg(d / dl_) ** 2) ** sp.Rational(1, 5),
         conditions=(_cond(sp.Le(eps, 15), "eps <= 15"), _cond(sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2")),
-        corrections=("Thm G.2's proof writes K with eps0, delta0 -> eps, delta (digest 002 §8 #10)",),
+        corrections=("Thm G.2's proof writes K with eps0, delta0 -> eps, delta (errata 002 §8 #10)",),
         notes="One pass, K = (L/(beta D))^(2/5) n^(3/5) (d ln^2(d/delta))^(1/5)/(eps^(2/5) M^(2/5)).")
     add(key="sdp_noniid_sc", theorem="Thm 5.2 (G.2)", equation="R = n/K",
         rounds=sp.sqrt(kappa) * lg(mu * Delta * sp.Min(eps**2 * n**2 * M**2 / (L**2 * d * lg(1 / delta)), n * M / phi**2)),
@@ -795,7 +795,7 @@ def _round_registry(logs: str, variant: str) -> dict[str, RoundComplexity]:
 
 
 def round_complexities(logs: str = "paper", variant: str = "corrected") -> dict[str, RoundComplexity]:
-    r"""Every round complexity: key -> :class:`RoundComplexity` (digest 002 §3, end of §4.10, C17, C18)."""
+    r"""Every round complexity: key -> :class:`RoundComplexity` (errata 002 §3, end of §4.10, C17, C18)."""
     return dict(_round_registry(_check_logs(logs), check_variant(variant)))
 
 
@@ -805,11 +805,11 @@ def rounds(key: str, logs: str = "paper", variant: str = "corrected") -> RoundCo
 
 
 def smoothing_beta(key: str, logs: str = "paper") -> sp.Expr:
-    r"""The Moreau-smoothing parameter ``β`` the non-smooth proofs choose (digest 002 §3.1, §3.3):
+    r"""The Moreau-smoothing parameter ``β`` the non-smooth proofs choose (errata 002 §3.1, §3.3):
 
     ``"isrl_iid_cvx"``: ``(L√M/D)·min{√n, ε0 n/√d}`` (solves ``L²/β`` = the rate); ``"isrl_iid_sc"``:
     ``μM/(1/n + d ln(1/δ0)/(ε0²n²))``; ``"isrl_erm_cvx"``: ``ε0 n √M L/(√d D)`` (Thm F.2, printed
-    ``ε0 n√(ML)/√(dD)``, digest §8 #6); ``"isrl_erm_sc"``: ``μ M ε0² n²/d``.
+    ``ε0 n√(ML)/√(dD)``, errata 002 §8 #6); ``"isrl_erm_sc"``: ``μ M ε0² n²/d``.
     """
     lg = _lg_factory(_check_logs(logs))
     table = {
@@ -936,11 +936,11 @@ _FIG3_SPEC = (  # problem, loss, upper key, upper ref, lower key, lower ref, rou
 # Fig. 3's printed typos: (row index, 'upper'|'lower', term, printed expression, correction text)
 _FIG3_PRINTED = (
     (2, "lower", "priv", sp.sqrt(d) / (eps0 * n * sp.sqrt(N * _C_NONIID_CVX)),
-     "lower bound printed sqrt(d)/(eps0 n sqrt(N C^2)) -> sqrt(d)/(eps0 n sqrt(N) C^2) (digest 002 §8 #4)"),
+     "lower bound printed sqrt(d)/(eps0 n sqrt(N C^2)) -> sqrt(d)/(eps0 n sqrt(N) C^2) (errata 002 §8 #4)"),
     (3, "upper", "priv", sp.sqrt(kappa * d) / (eps0**2 * n**2 * N),
-     "upper bound printed sqrt(kappa d)/(eps0^2 n^2 N) -> sqrt(kappa) d/(eps0^2 n^2 N) (Thm 3.1 eq. (7); digest 002 §8 #4)"),
+     "upper bound printed sqrt(kappa d)/(eps0^2 n^2 N) -> sqrt(kappa) d/(eps0^2 n^2 N) (Thm 3.1 eq. (7); errata 002 §8 #4)"),
     (9, "upper", "priv", sp.sqrt(kappa * d) / (eps**2 * n**2 * N**2),
-     "upper bound printed sqrt(kappa d)/(eps^2 n^2 N^2) -> sqrt(kappa) d/(eps^2 n^2 N^2) (Thm 5.2 eq. (11); digest 002 §8 #4)"),
+     "upper bound printed sqrt(kappa d)/(eps^2 n^2 N^2) -> sqrt(kappa) d/(eps^2 n^2 N^2) (Thm 5.2 eq. (11); errata 002 §8 #4)"),
 )
 
 
@@ -1013,7 +1013,7 @@ class Figure3Table:
             pts = ", ".join(f"{k} = {_fmt_num(float(v))}" for k, v in self.params.items())
             lines.append(f"Values at {pts}.")
         if notes:
-            lines += ["", "Corrections (digest 002 §8):", ""]
+            lines += ["", "Corrections (errata 002 §8):", ""]
             lines += [f"- †{i}: {c}" for i, c in enumerate(notes, 1)]
         return "\n".join(lines) + "\n"
 

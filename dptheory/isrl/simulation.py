@@ -1,7 +1,7 @@
 r"""Monte-Carlo simulators of seed 002 (Lowy & Razaviyayn, ISRL-DP federated learning), batched over
 seeds × silos × records on the array backend.
 
-Algorithms (digest §3; every silo adds its own Gaussian noise, the server only averages):
+Algorithms (errata 002 §3; every silo adds its own Gaussian noise, the server only averages):
 
 * :func:`noisy_mbsgd` — Noisy ISRL-DP MB-SGD (Algorithm 2): each round a uniformly random subset ``S_r`` of
   ``M_r`` silos (fixed ``M``, or ``M_r`` drawn from a pmf; Assumption 1.4) sends ``g_i = (1/K) Σ_j ∇f(w_r,
@@ -10,11 +10,11 @@ Algorithms (digest §3; every silo adds its own Gaussian noise, the server only 
   :class:`~dptheory.isrl.calibration.Schedule` objects: the theorems' prescriptions
   (:func:`~dptheory.isrl.calibration.noisy_mbsgd_sc_schedule`, ``…_convex_schedule``) or, at a fixed ``R``,
   :func:`~dptheory.isrl.calibration.stich_schedule` / :func:`sc_schedule` (Lemma D.5, ``c = dσ²/M + L²``) and :func:`convex_schedule`.
-* :func:`accelerated_noisy_mbsgd` — Algorithm 1 (AC-SA) with the closed-form prox step (digest §3.2),
+* :func:`accelerated_noisy_mbsgd` — Algorithm 1 (AC-SA) with the closed-form prox step (errata 002 §3.2),
   one-pass (disjoint batches without replacement, Thm 3.1) or with replacement (ERM, Thm 4.1), and
   :func:`multistage_accelerated` — its multi-stage form (App. E.1) on the stages of
   :func:`~dptheory.isrl.calibration.multi_stage_schedule` (``ν_k`` corrected by default, printed with
-  ``nu_form="paper"``; digest §8.17).
+  ``nu_form="paper"``; errata 002 §8.17).
 * :func:`local_sgd` — the ISRL-DP Local SGD baseline of App. I (``K`` noisy local steps, server averages).
 
 A run draws its data from the backend generator ``rng(2·seed)`` and everything the algorithm draws
@@ -354,7 +354,7 @@ def multistage_accelerated(problem, *, N: int, n: int, K: int, sigma2: float, st
                            one_pass: bool = True, M: int | None = None, M_pmf=None, seeds: int = 64, seed: int = 0,
                            w0=None, backend: str | None = None) -> ISRLResult:
     r"""Multi-stage Algorithm 1 (App. E.1): stage ``k`` runs ``R_k`` rounds with ``α_r = 2/(r+1)``, ``η_r =
-    4ν_k/(r(r+1))`` from ``q_{k−1}`` (``q_0 = w_0``, digest §8.18) and returns ``q_k = w^ag``; ``stages``: :class:`~dptheory.isrl.calibration.Stage` objects
+    4ν_k/(r(r+1))`` from ``q_{k−1}`` (``q_0 = w_0``, errata 002 §8.18) and returns ``q_k = w^ag``; ``stages``: :class:`~dptheory.isrl.calibration.Stage` objects
     (:func:`~dptheory.isrl.calibration.multi_stage_schedule`) or ``(R_k, ν_k)`` pairs. One-pass: every round uses a fresh disjoint batch, ``Σ R_k ≤ n/K``."""
     st = [acsa_steps(R, nu=nu) for R, nu in ((s.R, s.nu) if isinstance(s, Stage) else s for s in stages)]
     return _accelerated(problem, st, N=N, n=n, K=K, sigma2=sigma2, mu=mu, lam=0.0, one_pass=one_pass, M=M,
@@ -363,7 +363,7 @@ def multistage_accelerated(problem, *, N: int, n: int, K: int, sigma2: float, st
 
 
 def _accelerated(problem, stages, *, N, n, K, sigma2, mu, lam, one_pass, M, M_pmf, seeds, seed, w0, backend, name):
-    r"""AC-SA rounds (digest §3.2): ``w_md = [(1−α)(μ+η)w_ag + α((1−α)μ+η)w]/(η + (1−α²)μ)``;
+    r"""AC-SA rounds (errata 002 §3.2): ``w_md = [(1−α)(μ+η)w_ag + α((1−α)μ+η)w]/(η + (1−α²)μ)``;
     ``w = Π_W([αμ w_md + ((1−α)μ + η)w − α g]/(μ + η))``; ``w_ag = αw + (1−α)w_ag``. ``lam > 0`` runs on
     ``f + (λ/2)‖w − w_0‖²`` (Thm 3.1, convex case) and ``μ`` should then be ``λ``. One pass: round ``t`` uses
     records ``tK..(t+1)K − 1`` of every silo — the records are i.i.d., so this is a uniformly random partition

@@ -1,6 +1,6 @@
 r"""Frequency- and time-domain numerics shared by every Toeplitz mechanism (seed 004, App. F.1).
 
-Conventions: the DTFT is ``B(ω) = Σ_t β_t e^{−iωt}`` (digest 004 §10.2: only ``|B(ω)|²`` is ever used, so
+Conventions: the DTFT is ``B(ω) = Σ_t β_t e^{−iωt}`` (errata 004 §10.2: only ``|B(ω)|²`` is ever used, so
 the sign of ω is immaterial), and a mean over ω means ``(1/2π)∫_{−π}^{π} · dω``.
 
 Three primitives:
@@ -308,7 +308,7 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
     r"""Whether ``P(z) = Σ_t β_t z^t`` has no zero in the closed unit disk.
 
     This is the condition under which ``B⁻¹e_0 ∈ ℓ²`` and the frequency formula (5) for ``γ∞`` is the
-    limit of ``γ_T`` (digest 004 §10.17; counterexample ``β = (1, −2)``, §8 #33). Decided without a fixed
+    limit of ``γ_T`` (errata 004 §10.17; counterexample ``β = (1, −2)``, §8 #33). Decided without a fixed
     tolerance:
 
     * trailing taps below ``1e-15·max|β|`` are set aside when that is provably harmless (Rouché: they cannot

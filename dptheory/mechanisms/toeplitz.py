@@ -135,7 +135,7 @@ class ToeplitzMechanism(Mechanism):
 
     @abc.abstractmethod
     def is_minimum_phase(self) -> bool:
-        """Whether ``B(z) ≠ 0`` on the closed unit disk, i.e. ``B⁻¹e_0 ∈ ℓ²`` (digest 004 §10.17)."""
+        """Whether ``B(z) ≠ 0`` on the closed unit disk, i.e. ``B⁻¹e_0 ∈ ℓ²`` (errata 004 §10.17)."""
 
     @abc.abstractmethod
     def _support(self) -> int:

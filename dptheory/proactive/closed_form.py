@@ -8,7 +8,7 @@ neighbouring relation is add/remove one record (seed 001, footnotes 5 and 14).
 Equations encoded here, one function each:
 
 * eq. (6): ``σ(ε, δ) = √(2(ε + L)/ε)`` and its inverse ``ε(σ, δ) = 2L/(σ² − 2)`` (App. D.4 step 1);
-* the legacy ``σ = √(2L/ε)`` that Tables 3–8 actually use (digest 001 §9.2);
+* the legacy ``σ = √(2L/ε)`` that Tables 3–8 actually use (errata 001 §9.2);
 * eq. (54) ``h(x) = (√(1 + (e/x)²) − e/x)²`` and Thm B.4's ``g(x) = min{1/(ex), h(x)}``;
 * eq. (55): the right-hand side ``RHS(γ)`` whose smallest fixed point is ``γ``, in the printed form
   (``variant="paper"``) and the corrected form (default; see :func:`gamma_rhs`), the smallest root
@@ -17,7 +17,7 @@ Equations encoded here, one function each:
 * eq. (8) ``T_min = γθ²k²/ε``, ``s_max = kN/T_min``, App. C.2's ``T_min,asym = θ²k²/(2ε)`` and
   ``s_max,asym``.
 
->>> round(sigma_from_eps(0.5, 1e-4), 4)        # Thm 3.1 at ε = 0.5, N = 10⁴ (digest 001 §7 #1)
+>>> round(sigma_from_eps(0.5, 1e-4), 4)        # Thm 3.1 at ε = 0.5, N = 10⁴ (errata 001 §7 #1)
 6.2323
 >>> round(eps_from_sigma(19.29962, 1e-4), 6)   # Table 9's ε_target
 0.049722
@@ -68,7 +68,7 @@ def sigma_from_eps(eps, delta) -> float:
     """Noise multiplier of eq. (6), ``σ = √(2(ε + ln(1/δ))/ε)`` (Thm 3.1; also (35), (42), (62)).
 
     The abstract and App. E print ``√(2(ε + ln(1/δ)))/ε``; that placement gives σ ≈ 86 at ε = 0.05 and
-    contradicts every table (digest 001 §9.1), so the form of eq. (6) is the only one implemented.
+    contradicts every table (errata 001 §9.1), so the form of eq. (6) is the only one implemented.
     """
     eps = check_in_interval("eps", eps, 0.0)
     return math.sqrt(2.0 * (eps + _log_inv_delta(delta)) / eps)
@@ -85,7 +85,7 @@ def eps_from_sigma(sigma, delta) -> float:
 
 
 def legacy_sigma_from_eps(eps, delta) -> float:
-    """``σ = √(2 ln(1/δ)/ε)``: the older formula behind Tables 3–8 (no ``+ε``; digest 001 §9.2).
+    """``σ = √(2 ln(1/δ)/ε)``: the older formula behind Tables 3–8 (no ``+ε``; errata 001 §9.2).
 
     For the printed σ it certifies less than eq. (6) does: e.g. Table 3's σ = 19.29962 is printed with
     ε = 0.04945, while eq. (6) certifies only ε = 0.049722 at that σ.
@@ -137,7 +137,7 @@ def rhs55(abar, sigma, variant: str = "corrected") -> float:
     ``variant="paper"``: ``D = (1 − √ᾱ)²`` as printed in (55), App. D.4 and E.1. ``variant="corrected"``
     (default): ``D = 1 − ᾱ − 2√ᾱ``. With ``r₀ = ασ``, Lemma B.3's ``u₀ = 2√(r₀σ)/(σ − r₀) = 2√α/(1 − α)``,
     so ``1/(1 − u₀) = (1 − α)/(1 − α − 2√α)``; the printed ``(1 − √α)² = 1 − 2√α + α`` is larger, which makes
-    the printed γ slightly too small (anti-conservative; digest 001 §9.4). The e³ term is the form of (55);
+    the printed γ slightly too small (anti-conservative; errata 001 §9.4). The e³ term is the form of (55);
     Thm 3.1's statement prints a garbled one that gives NaN for Table 11 (§9.3).
     """
     check_variant(variant)
@@ -160,7 +160,7 @@ def gamma_one_step(sigma, x, variant: str = "corrected") -> float:
     """``RHS(55)`` at ``γ = 2``, i.e. ``ᾱ = x/2``: what the calculators of App. D.4 and E.1 return.
 
     Their signed stopping test "γ_new − γ ≤ 10⁻⁴γ" fires at the second update (RHS overshoots from 2, the
-    next update decreases), so the printed tables use this value (digest 001 §6). It is an upper bound on
+    next update decreases), so the printed tables use this value (errata 001 §6). It is an upper bound on
     the smallest root whenever ``x/2`` lies in the domain (B.3: RHS decreases in γ), hence valid but loose:
     3.815 instead of 3.125 for Table 9. ``inf`` if ``x/2`` is off the domain.
     """
@@ -173,7 +173,7 @@ def gamma_min(sigma, x, variant: str = "corrected") -> float:
     ``γ − RHS(γ)`` is increasing (RHS decreases in γ because ``ᾱ = x/γ`` does), negative at ``γ = 2`` and
     non-negative at ``RHS(2)``, so the root is bracketed; where ``x/2`` is off the domain the bracket starts
     just above ``x/ᾱ_max``, where RHS blows up. Plain iteration ``γ ← RHS(γ)`` is not used: it oscillates
-    and can converge to a wrong value for large ``x`` (digest 001 §3.11a).
+    and can converge to a wrong value for large ``x`` (errata 001 §3.11a).
     """
     sigma = check_in_interval("sigma", sigma, 0.0)
     x = check_in_interval("x", x, 0.0)

@@ -1,7 +1,7 @@
 """The printed numbers of seed 001's Tables 3–11, as data, with the corrections digest 001 identifies.
 
 Tables 6–8 list ``(ε, σ, s)`` per privacy budget; ``K`` and ``N`` come from Tables 3–5 and ``δ`` from the
-tables themselves. Two rows of Table 8 carry typos (digest 001 §4): the ``"1.5"`` row is ``ε ≈ 1.25``
+tables themselves. Two rows of Table 8 carry typos (errata 001 §4): the ``"1.5"`` row is ``ε ≈ 1.25``
 (ε = 1.5 would give s ≈ 1419 and σ ≈ 3.800) and the ``"3.0"`` row has ``s = 1944``, not the printed 1994.
 Tables 9–11 print the D.4 calculator against the Dong–Roth–Su CLT accountant.
 """

@@ -174,7 +174,7 @@ def lemmaB3_bound(lam: int, s, N, sigma, r0=None) -> TheoremCheck:
     Hypotheses: ``r₀ < 1``, ``σ ≥ 216/215``, ``s/N ≤ r₀/σ``, ``λ ≤ σ² ln(N/(sσ))``, ``U₀(λ) < 1`` and
     ``U₁(λ) < 1``, with ``U₀ = 2√(λr₀/σ)/(σ − r₀)``, ``U₁ = 2e√(λr₀/σ)/((σ − r₀)σ)`` taken as ``u₀, u₁``.
     ``r₀`` defaults to ``σs/N``. The leading term is twice the exact ``q²λ(λ+1)/(2σ²)``: the factor 2
-    inherited from Abadi et al.'s Lemma 3 (digest 001 §3.2). ``values["bound"]`` is the bound;
+    inherited from Abadi et al.'s Lemma 3 (errata 001 §3.2). ``values["bound"]`` is the bound;
     ``values["exact"]`` is :func:`log_mgf_exact` at ``q = s/N``.
     """
     lam = int(check_in_interval("lam", lam, 0.0))
