@@ -20,7 +20,7 @@ Notation and the words shared by the five papers: ``docs/notation.md``; errata: 
 
 from __future__ import annotations
 
-import importlib
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -44,22 +44,4 @@ _SUBMODULES = (
     "accounting", "backend", "claims", "hypotheses", "iqc", "isrl", "mechanisms", "problems", "proactive", "rates",
     "simulation", "special", "stats", "suboptimality", "symbolic",
 )
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = [*_WHERE, *_SUBMODULES]
-
-
-def __getattr__(name: str):
-    """Load a public name or a sub-package on first use (PEP 562) and keep it."""
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module 'dptheory' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)

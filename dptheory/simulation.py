@@ -37,7 +37,7 @@ import numpy as np
 from ._validation import check_int, check_privacy
 from .accounting.calibration import calibrate_noise
 from .backend import BACKENDS, get_backend
-from .mechanisms.base import Mechanism, Participation
+from .mechanisms.base import Mechanism, Participation, require_stationary
 from .mechanisms.toeplitz import FiniteToeplitz, MechanismLike, ToeplitzMechanism, as_mechanism
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .stats import Estimate
@@ -272,11 +272,7 @@ def simulate(
         raise ValueError(f"backend must be None or one of {BACKENDS}, got {backend!r}")
     corr = as_mechanism(mechanism)
     if horizon is None:
-        if not corr.stationary:
-            raise ValueError(
-                f"horizon must be a number of steps for {corr.name}: its noising matrix is not Toeplitz, so it has no "
-                f"stationary suboptimality to estimate (horizon=None); pass horizon=n"
-            )
+        require_stationary(corr, "stationary suboptimality to estimate")
         n_taps = default_taps(corr) if taps is None else taps
         simulated = FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
         gamma = simulated.sensitivity(None, participation)

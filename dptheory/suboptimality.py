@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from .accounting.calibration import calibrate_noise
-from .mechanisms.base import Participation
+from .mechanisms.base import Participation, require_stationary
 from .mechanisms.toeplitz import MechanismLike, as_mechanism
 from .problems import LinearRegression, MeanEstimation
 from .mechanisms.spectral import _pole_modulus_sq, clustered_even_mean
@@ -73,11 +73,7 @@ def _dp_variances(mechanism, problem, rho, G, method, horizon, participation) ->
 def _check_mechanism_and_horizon(mechanism, problem, kind: str, horizon, method: str):
     mechanism = as_mechanism(mechanism)
     if horizon is None:
-        if not mechanism.stationary:
-            raise ValueError(
-                f"horizon must be a number of steps for {mechanism.name}: its noising matrix is not Toeplitz, so it "
-                f"has no stationary suboptimality (F_inf at horizon=None); pass horizon=n"
-            )
+        require_stationary(mechanism, "stationary suboptimality F_inf")
         return mechanism, None
     horizon = check_int("horizon", horizon, 1)
     if kind not in _FINITE_HORIZON_KINDS or (isinstance(problem, LinearRegression) and kind != "lti"):

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dptheory"
@@ -211,3 +214,16 @@ def test_import_dptheory_loads_no_heavy_dependency():
 def test_public_names_resolve_after_a_light_import():
     out = _fresh_interpreter(_PROBE)
     assert out["resolved"] == list(LAZY_NAMES), f"names that do not resolve on dptheory: {out['errors']}"
+
+
+@pytest.mark.parametrize("package", ["dptheory", "dptheory.accounting"])
+def test_every_lazily_exported_name_is_public_in_its_module(package):
+    """The package faces (PEP 562) name each export once, from the module whose ``__all__`` lists it."""
+    pkg = importlib.import_module(package)
+    for module, names in pkg._EXPORTS.items():
+        mod = importlib.import_module(f"{package}.{module}")
+        assert set(names) <= set(mod.__all__), (module, set(names) - set(mod.__all__))
+        for name in names:
+            assert getattr(pkg, name) is getattr(mod, name)
+    if package == "dptheory.accounting":  # the accounting face exports every public name of its modules
+        assert sorted(pkg.__all__) == sorted(n for m in pkg._EXPORTS for n in importlib.import_module(f"{package}.{m}").__all__)

@@ -22,7 +22,7 @@ others by keyword only, so that two numbers of the same kind (ε and δ, σ and 
 <Sampling.POISSON: 'Poisson sampling with rate q'>
 """
 
-import importlib
+from .._lazy import lazy_exports
 
 # name -> the module that defines it; modules load on first use (PEP 562), so a consumer of the zCDP
 # calibration does not pay for scipy.stats and dp_accounting (tests/test_architecture.py checks the table)
@@ -35,21 +35,4 @@ _EXPORTS = {
     "montecarlo": ('DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = [*_WHERE]
-
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    elif name in _EXPORTS:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module 'dptheory.accounting' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_EXPORTS})
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

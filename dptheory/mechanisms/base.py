@@ -31,6 +31,7 @@ import abc
 import hashlib
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import scipy.linalg
@@ -146,6 +147,15 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
     return math.sqrt(best)
 
 
+def require_stationary(mechanism: "Mechanism", what: str) -> None:
+    """Refuse a non-Toeplitz mechanism where a stationary (``horizon=None``) quantity ``what`` is asked for."""
+    if not mechanism.stationary:
+        raise ValueError(
+            f"horizon must be a number of steps for {mechanism.name}: its noising matrix is not Toeplitz, so it has "
+            f"no {what} (horizon=None); pass horizon=n"
+        )
+
+
 def _check_q(q) -> tuple[np.ndarray, bool]:
     arr = check_real_array("q", q)
     if np.any(np.abs(arr) > 1.0):
@@ -198,7 +208,7 @@ class Mechanism(abc.ABC):
         out = np.stack([np.sum(lfilter([1.0], [1.0, -qi], N, axis=0) ** 2, axis=1) for qi in qs])
         return out[0] if scalar else out
 
-    def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> "NoiseStream":
+    def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
         """A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z`` over the next ``K``
         steps, exact for the first ``steps`` steps; on the array namespace of ``like``."""
         if steps is None:
@@ -230,9 +240,6 @@ class DenseNoise:
         self.history = xp.concat([self.history, z], axis=0)
         flat = xp.reshape(self.history, (t0 + K, -1))
         return xp.reshape(self.N[t0 : t0 + K, : t0 + K] @ flat, (K, *self.shape))
-
-
-NoiseStream = DenseNoise  # the protocol: a callable from a block of white noise to the block of ``N z``
 
 
 class DenseMechanism(Mechanism):
