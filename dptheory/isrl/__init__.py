@@ -2,7 +2,7 @@ r"""Seed 002, Lowy & Razaviyayn, *Private Federated Learning Without a Trusted S
 
 * :mod:`.registry`: every rate (Thms 2.1, 2.2, 3.1, 4.1, F.3, 5.1, 5.2, H.1, D.3.5 and the prior work of
   Fig. 3) and round complexity as sympy expressions split into statistical / privacy / heterogeneity terms,
-  with conditions, log factors as printed or dropped, the digest's corrections, elasticities and crossovers;
+  with conditions, log factors as printed or dropped, the corrections of docs/errata.md, elasticities and crossovers;
 * :mod:`.calibration`: the noise of Algorithm 2 (Thm D.1) and of the other variants, batch sizes, rounds,
   step sizes and the multi-stage schedule (printed and corrected), and what each calibration really spends
   under exact accountants;

@@ -9,7 +9,7 @@ record ``ξ`` maps to the loss, and how its population risk ``F(w) = (1/N) Σ_i 
 * :class:`SCQuadratic` — ``f(w, x) = ½‖w − x‖²``, ``x = θ_i + (s/√d)·ξ`` with silo means ``θ_i = θ̄ + h_i``
   (``Σ_i h_i = 0``), ``W`` the ball of radius ``B``. ``F(w) = ½‖w − θ̄‖² + ½(v² + s²)`` in closed form, so
   ``F(w) − F⋆ = ½‖w − θ̄‖²`` (``θ̄ ∈ W``); ``μ = β = 1``, within-silo variance ``φ² = s²`` and heterogeneity
-  (digest eq. (29)) ``v² = (1/N) Σ_i ‖h_i‖²`` exactly. The primary calibration problem (errata 002 C12).
+  (seed 002 eq. (29)) ``v² = (1/N) Σ_i ‖h_i‖²`` exactly. The primary calibration problem (errata 002 C12).
 * :class:`HardLinear` — ``f(w, x) = −⟨w, x⟩``, ``x = ξ/√d`` with ``P(ξ_1 = 1) = (1 + τ√d)/2`` (other
   coordinates fair), so ``E x = τ e₁``, ``F(w) = −τ w₁``, ``F⋆ = −τB`` at ``w⋆ = B e₁``; ``L = 1``, ``β = 0``
   (the Bassily-type hard family of the convex lower bound, errata 002 C33).
@@ -139,7 +139,7 @@ class SCQuadratic:
 
     @property
     def v2(self) -> float:
-        """Heterogeneity ``(1/N) Σ_i ‖∇F_i − ∇F‖² = (1/N) Σ_i ‖h_i‖²`` (digest eq. (29), exact)."""
+        """Heterogeneity ``(1/N) Σ_i ‖∇F_i − ∇F‖² = (1/N) Σ_i ‖h_i‖²`` (seed 002 eq. (29), exact)."""
         return 0.0 if self.silo_means is None else float(np.mean(np.sum((self.silo_means - self.theta_bar) ** 2, axis=1)))
 
     @property

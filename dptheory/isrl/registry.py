@@ -17,7 +17,7 @@ Conventions (errata 002 §2, §4):
   logs; ``logs="none"`` drops them (Fig. 3 "omit logs"). ``Õ``/``Ω̃`` hide further log² factors: an
   attribute :attr:`Rate.notation` says which, and :attr:`Rate.constants_hidden` whether absolute constants
   are dropped (everything but the explicit form of Thm D.1's proof);
-* ``variant="corrected"`` (default) encodes the digest's corrections, listed in :attr:`Rate.corrections`;
+* ``variant="corrected"`` (default) encodes the corrections of docs/errata.md (seed 002), listed in :attr:`Rate.corrections`;
   ``variant="paper"`` keeps the printed form where it differs;
 * each lower bound's ``LD·min{1, x}`` keeps the ``min``: :meth:`Rate.evaluate` uses it, while the symbolic
   slopes and :func:`crossover` work on the non-trivial branch ``x`` (footnote 8: beyond it any ``w0`` is

@@ -9,7 +9,7 @@ calculators, and its tightness against exact accountants.
   PLD, RDP, Gaussian-DP CLT, Monte-Carlo and fixed-batch replace-one accountants, each stating its sampling
   model and neighbouring relation; the exact minimal ``T``; δ(ε) from importance-sampled privacy losses;
 * :mod:`.utility`: the utility graph of §3.3 / App. D.2;
-* :mod:`.tables`: the printed Tables 6–11 with the digest's corrections.
+* :mod:`.tables`: the printed Tables 6–11 with the corrections of docs/errata.md (seed 001).
 
 >>> import dptheory as dpt
 >>> round(dpt.proactive.sigma_from_eps(0.05, 1e-4), 3)

@@ -1,4 +1,4 @@
-"""The printed numbers of seed 001's Tables 3–11, as data, with the corrections digest 001 identifies.
+"""The printed numbers of seed 001's Tables 3–11, as data, with the corrections of docs/errata.md (seed 001).
 
 Tables 6–8 list ``(ε, σ, s)`` per privacy budget; ``K`` and ``N`` come from Tables 3–5 and ``δ`` from the
 tables themselves. Two rows of Table 8 carry typos (errata 001 §4): the ``"1.5"`` row is ``ε ≈ 1.25``
