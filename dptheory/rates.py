@@ -19,7 +19,7 @@ falls like ``d^{-0.67}``, not ``d^{-1}``, at ``d = 100``, ``η = 0.01``):
 
 The rows follow the digest of the paper (``notes/004.md`` §6), which reconstructs the OCR-garbled log
 arguments of Table 4. Nothing numeric is computed here: the exact values live in
-:mod:`dptheory.suboptimality` and :mod:`dptheory.correlations`, and the orders are only checked against them
+:mod:`dptheory.suboptimality` and :mod:`dptheory.mechanisms`, and the orders are only checked against them
 (``tests/test_rates.py``).
 
 All symbols are positive (``positive=True``); ``trace_H`` is ``Tr H``, ``d_eff = Tr H/‖H‖₂`` (App. C.6).
