@@ -11,6 +11,8 @@ import pytest
 from scipy.signal import lfilter
 
 import dptheory as dpt
+from dptheory.data import golden
+from dptheory.proactive.tables import CALCULATOR_TABLES
 
 HARMONIC_128 = 1.0 / np.arange(1, 129)
 LONG_BETA = np.r_[1.0, -0.5 * np.ones(9999) / 10000]  # a custom β of length 10⁴
@@ -127,7 +129,7 @@ def test_bench_socp_bound(benchmark, kappa):
 def test_bench_alternating_minimisation(benchmark):
     problem = dpt.StronglyConvex(eta=1.0, mu=0.01, L=1.0)
     opt = benchmark.pedantic(lambda: dpt.optimize_correlation(problem), rounds=2, iterations=1)
-    assert opt.history[-1] == pytest.approx(116.4, rel=1e-3)
+    assert opt.history[-1] == pytest.approx(golden("004", "fig3.digest").value["100"]["Optimized"], rel=1e-3)
 
 
 @pytest.mark.benchmark(group="seed 001: sigma for a target (eps=0.05, delta=1e-4), N=1e4, k=5")
@@ -139,7 +141,8 @@ def test_bench_proactive_closed_form_sigma(benchmark):
 @pytest.mark.benchmark(group="seed 001: sigma for a target (eps=0.05, delta=1e-4), N=1e4, k=5")
 def test_bench_proactive_calculator(benchmark):
     """The whole App. D.4 calculator (γ, T_min, s_max and every condition of Thm 3.1)."""
-    r = benchmark(lambda: dpt.proactive.calculator(19.29962, 10_000, 5, variant="paper"))
+    t9 = CALCULATOR_TABLES[0]  # Table 9 as printed
+    r = benchmark(lambda: dpt.proactive.calculator(t9.sigma, t9.N, t9.k, variant="paper"))
     assert math.floor(r.s_max) == 26
 
 
@@ -186,7 +189,7 @@ def test_bench_isrl_noisy_mbsgd_against_raw_random_numbers(benchmark):
 def test_bench_proactive_mc_delta_against_raw_normals(benchmark):
     """Importance-sampled δ(ε) against drawing its T·n standard normals (two directions share them)."""
     T, n = (1918, 2**16) if benchmark.enabled else (50, 2**10)
-    res = benchmark.pedantic(lambda: dpt.proactive.mc_delta(19.29962, q=26.067 / 1e4, T=T, eps=0.0105, n_samples=n),
+    res = benchmark.pedantic(lambda: dpt.proactive.mc_delta(CALCULATOR_TABLES[0].sigma, q=26.067 / 1e4, T=T, eps=0.0105, n_samples=n),
                              rounds=3, iterations=1)
     assert res.lo <= res.estimate <= res.hi
     if not benchmark.enabled:

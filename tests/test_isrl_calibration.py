@@ -1,7 +1,8 @@
 """Seed 002 (ISRL-DP FL): calibrations, schedules, exact identities, and what the calibrations spend.
 
-Golden values are errata 002 §6 (claims C1–C4, C19–C23, C25, C27, C30, C32, C35), computed there independently;
-tolerances are half a unit of the last printed digit unless stated.
+Golden values are errata 002 §6 (claims C1–C4, C19–C23, C25, C27, C30, C32, C35), computed there independently,
+read from ``dptheory/data/golden.json`` (shared with verify/isrl_calibration.py); tolerances are half a unit of the
+last printed digit unless stated.
 """
 
 import math
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dptheory.accounting import advanced_composition, gdp_epsilon, zcdp_to_epsilon
+from dptheory.data import golden
 from dptheory.isrl import calibration as cal
 
 D6 = 1e-6
@@ -26,11 +28,20 @@ def assert_digits(value, printed, digits):
     assert abs(value - printed) <= _half_unit(printed, digits), (value, printed)
 
 
+def G(key: str):
+    return golden("002", key)
+
+
+def assert_golden(value, key: str):
+    """``value`` against the golden value ``key`` to half a unit of its last printed digit."""
+    assert_digits(value, G(key).value, G(key).digits)
+
+
 # --- Alg. 2 / Thm D.1 ----------------------------------------------------------------------------------------
 
 def test_C1_sigma2_noisy_mbsgd_values_and_scaling():
-    assert_digits(cal.sigma2_noisy_mbsgd(1, R=1000, n=1000, eps0=1.0, delta0=D6), 80.374, 5)
-    assert_digits(cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=1.0, delta0=D6), 7.1822, 5)
+    assert_golden(cal.sigma2_noisy_mbsgd(1, R=1000, n=1000, eps0=1.0, delta0=D6), "C1.sigma2.R=1000")
+    assert_golden(cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=1.0, delta0=D6), "C1.sigma2.R=100")
     base = cal.sigma2_noisy_mbsgd(1.3, R=500, n=1000, eps0=0.7, delta0=D6)
     assert cal.sigma2_noisy_mbsgd(1.3, R=500, n=2000, eps0=0.7, delta0=D6) == pytest.approx(base / 4, rel=1e-13)
     assert cal.sigma2_noisy_mbsgd(1.3, R=500, n=1000, eps0=1.4, delta0=D6) == pytest.approx(base / 4, rel=1e-13)
@@ -54,14 +65,15 @@ def test_C1_closed_form_equals_the_proof_chain_for_every_admissible_K(L, R, n, e
 
 def test_C2_min_batch_size():
     k = cal.min_batch_size(1.0, n=1000, R=1000, delta0=D6)
-    assert_digits(k, 1.4676, 5)
+    assert_golden(k, "C2.K_min.R=1000")
     assert math.ceil(k) == 2
     k = cal.min_batch_size(1.0, n=1000, R=2e5, delta0=D6)
-    assert_digits(k, 0.1038, 4)
+    assert_golden(k, "C2.K_min.R=2e5")
     assert max(1, math.ceil(k)) == 1
 
 
-@pytest.mark.parametrize("R, printed", [(1000, 0.50863), (10, 0.50874), (1e5, 0.50862)])
+@pytest.mark.parametrize("R, printed", [(1000, G("C3.advanced.R=1000").value), (10, G("C3.advanced.R=10").value),
+                                       (1e5, G("C3.advanced.R=100000").value)])
 def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
     eps_t, delta_t = cal.per_round_budget(1.0, delta0=D6, R=R)
     eps, delta = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
@@ -72,12 +84,12 @@ def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
 
 
 def test_C4_onepass_sigma2_and_its_zcdp_spend():
-    assert_digits(cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), 0.044924, 5)
+    assert_golden(cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), "C4.sigma2_onepass")
     zc = cal.spent_by_onepass(1.0, delta0=D6, method="zcdp")
-    assert_digits(zc.eps, 0.50046, 5)
+    assert_golden(zc.eps, "C4.zcdp_spend")
     assert_digits(8 * math.log(1 / D6), 110.52, 5)
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
-    assert_digits(zcdp_to_epsilon(rho(120), delta=D6, method="bun_steinke"), 123.63, 5)
+    assert_golden(zcdp_to_epsilon(rho(120), delta=D6, method="bun_steinke"), "C4.outside_range")
     # the range is sufficient, not sharp: at its edge the conversion is still below ε0 (ln 1.25/δ0 > ln 1/δ0)
     edge = 8 * math.log(1 / D6)
     assert zcdp_to_epsilon(rho(edge), delta=D6, method="bun_steinke") < edge
@@ -99,7 +111,7 @@ def test_spend_exact_accountants_certify_far_less_than_eps0():
     for r in res.values():
         assert r.certified and r.eps <= r.eps0 and r.delta == D6
         assert r.settings["K"] == 2  # ⌈K_min⌉
-    assert res["advanced"].ratio == pytest.approx(0.50863, abs=5e-6)
+    assert res["advanced"].ratio == pytest.approx(G("C3.advanced.R=1000").value, abs=5e-6)
     # exact accountants: PLD (Poisson, replace-one) ≈ 0.023 ε0; RDP (fixed batch w/o replacement) ≈ 0.055 ε0
     assert 0.015 < res["pld"].ratio < 0.035
     assert 0.03 < res["rdp_wor"].ratio < 0.08
@@ -126,7 +138,8 @@ def test_spend_is_nearly_independent_of_K():
 
 # --- silo sampling, participation (C22, C23) -----------------------------------------------------------------
 
-@pytest.mark.parametrize("N, M, printed", [(10, 3, 0.259259), (100, 10, 0.090909), (10, 10, 0.0), (2, 1, 1.0)])
+@pytest.mark.parametrize("N, M, printed", [(10, 3, G("C22.factor.N=10.M=3").value), (100, 10, G("C22.factor.N=100.M=10").value),
+                                           (10, 10, 0.0), (2, 1, 1.0)])
 def test_C22_silo_sampling_factor(N, M, printed):
     assert cal.silo_sampling_factor(N, M=M) == pytest.approx(printed, abs=5e-7)
 
@@ -146,8 +159,8 @@ def test_C22_identity_by_sampling():
 
 
 def test_C23_harmonic_participation():
-    assert_digits(cal.harmonic_M(range(1, 11)), 3.4142, 5)
-    assert_digits(cal.M_prime(range(1, 11)), 2.5402, 5)
+    assert_golden(cal.harmonic_M(range(1, 11)), "C23.M")
+    assert_golden(cal.M_prime(range(1, 11)), "C23.M_prime")
     assert cal.harmonic_M({5: 1.0}) == 5 and cal.M_prime([5]) == pytest.approx(5)
     assert cal.M_prime(range(1, 11)) <= cal.harmonic_M(range(1, 11))
     # Monte Carlo: E‖ū_r‖² = dσ²/M for M_r ~ Unif{1..10}
@@ -163,27 +176,27 @@ def test_C23_harmonic_participation():
 
 def test_C19_onepass_convex():
     K = cal.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
-    assert_digits(K, 106.68, 5)
+    assert_golden(K, "C19.K")
     assert_digits(1000 / K, 9.374, 4)
-    assert_digits(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), 0.039476, 5)
+    assert_golden(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), "C19.sigma2")
 
 
 def test_C20_onepass_sc():
     n, M, d = 1e4, 10, 10
     assert min(n**2 * M / (d * math.log(1 / D6)), n * M) == pytest.approx(1e5)  # the nM/φ² branch
     K = cal.onepass_batch_sc(n, kappa=100, mu=1, Delta=1, eps0=1.0, M=M, L=1, d=d, delta0=D6, phi=1)
-    assert_digits(K, 86.859, 5)
-    assert_digits(n / K, 115.13, 5)
-    assert_digits(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), 0.059545, 5)
+    assert_golden(K, "C20.K")
+    assert_golden(n / K, "C20.R")
+    assert_golden(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), "C20.sigma2")
 
 
 def test_C21_multi_stage_printed_vs_corrected():
     cor = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
     pap = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
-    assert [s.R for s in cor] == [s.R for s in pap] == [171, 342, 683, 1366, 2731]
+    assert [s.R for s in cor] == [s.R for s in pap] == list(G("C21.R_k").value)
     assert sum(s.R for s in cor) == 5293
-    assert [s.nu for s in pap] == [20.0] * 5  # = 2β: the printed ν_k never leaves its floor
-    for s, printed in zip(cor, (1302.3, 5186.7, 20656.3, 82534.8, 329777.0)):
+    assert [s.nu for s in pap] == [G("C21.nu_paper").value] * 5  # = 2β: the printed ν_k never leaves its floor
+    for s, printed in zip(cor, G("C21.nu_corrected").value):
         assert abs(s.nu - printed) <= 0.05  # printed to one decimal
     # the corrected ν_k grows ~ 2^{2k}: roughly ×4 per stage
     assert all(3.9 < b.nu / a.nu < 4.1 for a, b in zip(cor, cor[1:]))
@@ -206,27 +219,29 @@ def test_thm_d1_schedules_at_P1():
 
 # --- shuffling, compositionality, conversions (C25, C30, C26) -----------------------------------------------
 
-@pytest.mark.parametrize("args, printed", [((0.1, 10, 1e4, 1e-6), 0.025473), ((0.01, 100, 1e4, 1e-6), 2.5788e-3),
-                                           ((0.1, 10, 1e6, 1e-6), 2.5670e-3), ((0.001, 1000, 1e6, 1e-8), 2.9361e-5)])
-def test_C25_shuffle_amplification_eq21(args, printed):
+@pytest.mark.parametrize("args, key", [((0.1, 10, 1e4, 1e-6), "C25.eq21.0.1.10.10000.1e-06"),
+                                       ((0.01, 100, 1e4, 1e-6), "C25.eq21.0.01.100.10000.1e-06"),
+                                       ((0.1, 10, 1e6, 1e-6), "C25.eq21.0.1.10.1e+06.1e-06"),
+                                       ((0.001, 1000, 1e6, 1e-8), "C25.eq21.0.001.1000.1e+06.1e-08")])
+def test_C25_shuffle_amplification_eq21(args, key):
     eps0_r, n, N, delta_r = args
-    assert_digits(cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0], printed, 5)
+    assert_golden(cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0], key)
 
 
 def test_C25_validity_and_clone_lemma():
-    assert_digits(cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6), 0.37630, 5)
+    assert_golden(cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6), "C25.validity")
     with pytest.raises(ValueError, match=r"eps0_r .*0\.376.*got 0\.4"):
         cal.shuffle_amplification_round(0.4, n=10, N=1e4, delta_r=1e-6)
-    assert_digits(cal.clone_lemma_epsilon(1.0, N=1e4, delta=1e-6), 0.27210, 5)
-    assert_digits(cal.clone_lemma_epsilon(0.5, N=1e4, delta=1e-6), 0.36653, 5)
+    assert_golden(cal.clone_lemma_epsilon(1.0, N=1e4, delta=1e-6), "C25.lemmaD10.p=1")
+    assert_golden(cal.clone_lemma_epsilon(0.5, N=1e4, delta=1e-6), "C25.lemmaD10.p=0.5")
     eps, delta = cal.shuffle_amplification_round(0.1, n=10, N=1e4, delta_r=1e-6, delta0_r=1e-12)
     assert delta == pytest.approx(1e-6 + 2 * 1e4 * 10 * math.exp(0.9) * 1e-12)
 
 
 def test_C30_compositionality():
-    assert cal.compositionality_constant([1.0] * 18, 1.0) == pytest.approx(4.243, abs=5e-4)
+    assert cal.compositionality_constant([1.0] * 18, 1.0) == pytest.approx(G("C30.alg3").value, abs=5e-4)
     eps_t, _ = cal.per_round_budget(1.0, delta0=D6, R=1000)
-    assert cal.compositionality_constant([eps_t] * 1000, 1.0) == pytest.approx(0.0928, abs=5e-5)
+    assert cal.compositionality_constant([eps_t] * 1000, 1.0) == pytest.approx(G("C30.alg2").value, abs=5e-5)
     assert cal.compositionality_constant([1.0] * 9, 1.0) == pytest.approx(3.0)  # one-pass: √R
 
 
@@ -241,16 +256,16 @@ def test_user_level_conversions_round_trip():
 
 def test_C27_unbalanced():
     x = cal.xi([100, 200, 400, 800], eps_i=1.0, delta_i=D6, R=100)
-    for v, printed in zip(x, (2.8055e-2, 7.0138e-3, 1.7535e-3, 4.3836e-4)):
+    for v, printed in zip(x, G("C27.xi").value):
         assert_digits(v, printed, 5)
     ratio = cal.Xi(x, [4]) / x.max()
-    assert_digits(ratio, 0.33203, 5)
+    assert_golden(ratio, "C27.Xi_over_ximax")
     assert_digits(math.sqrt(ratio), 0.576, 3)
     v = range(1, 5)
     assert_digits(cal.harmonic_M(v), 1.92, 3)
-    assert_digits(cal.M_prime(v), 1.6762, 5)
-    assert_digits(cal.Xi(x, v), 0.018248, 5)
-    assert_digits(cal.Xi(x, v) / cal.M_prime(v), 0.010886, 5)
+    assert_golden(cal.M_prime(v), "C27.M_prime")
+    assert_golden(cal.Xi(x, v), "C27.Xi")
+    assert_golden(cal.Xi(x, v) / cal.M_prime(v), "C27.factor")
     assert_digits(x.max() / cal.harmonic_M(v), 0.014612, 5)
     assert cal.unbalanced_privacy_factor(x, v) == pytest.approx(cal.Xi(x, v) / cal.M_prime(v))
     s2 = cal.sigma2_unbalanced(1, R=100, n_i=[100, 200, 400, 800], eps_i=1.0, delta_i=D6)
@@ -261,22 +276,22 @@ def test_C32_shuffled_vs_isrl_noise():
     n, N, M, eps = 1000, 100, 100, 0.1
     R = n**2 * N**2 * eps**2 / M
     assert R == pytest.approx(1e6)
-    assert_digits(cal.sigma2_shuffled(1, R=R, M=M, n=n, N=N, eps=eps, delta=D6), 1.2306e4, 5)
-    assert_digits(cal.sigma2_noisy_mbsgd(1, R=R, n=n, eps0=eps * N / math.sqrt(M), delta0=D6), 1.0603e5, 5)
+    assert_golden(cal.sigma2_shuffled(1, R=R, M=M, n=n, N=N, eps=eps, delta=D6), "C32.sdp")
+    assert_golden(cal.sigma2_noisy_mbsgd(1, R=R, n=n, eps0=eps * N / math.sqrt(M), delta0=D6), "C32.isrl")
     assert cal.shuffled_participation_floor(R, M=M, N=N, delta=D6) > M  # Thm 5.1's M-condition fails at this setting
 
 
-@pytest.mark.parametrize("eps, K, K_digits, s2", [(1.0, 104.63, 5, 2.6020e-3), (0.75, 90.61, 4, 4.6257e-3),
-                                                  (18, 443.91, 5, 8.0308e-6)])
-def test_C35_experiment_calibration(eps, K, K_digits, s2):
+@pytest.mark.parametrize("eps, K, s2", [(1.0, "C35.K.eps=1", "C35.sigma2.eps=1"), (0.75, "C35.K.eps=0.75", "C35.sigma2.eps=0.75"),
+                                        (18, "C35.K.eps=18", "C35.sigma2.eps=18")])
+def test_C35_experiment_calibration(eps, K, s2):
     n, R, delta = 1238, 35, 1238**-2
-    assert_digits(cal.batch_size_experiment(n, eps=eps, R=R), K, K_digits)
-    assert_digits(cal.sigma2_experiment(1, R=R, n=n, eps=eps, delta=delta), s2, 5)
+    assert_golden(cal.batch_size_experiment(n, eps=eps, R=R), K)
+    assert_golden(cal.sigma2_experiment(1, R=R, n=n, eps=eps, delta=delta), s2)
 
 
 def test_C35_local_sgd():
     K = cal.batch_size_experiment(1238, eps=1.0, R=35)
-    assert_digits(cal.sigma2_local_sgd(1, R=35, K=K, n=1238, eps=1.0, delta=1238**-2), 0.27224, 5)
+    assert_golden(cal.sigma2_local_sgd(1, R=35, K=K, n=1238, eps=1.0, delta=1238**-2), "C35.local_sgd")
 
 
 # --- bad inputs -----------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Seed 002 rate registry (:mod:`dptheory.isrl.registry`) against digest 002's claims C5–C11, C13–C18, C26, C28,
 C29, C34, Fig. 3 and the errata of errata 002 §8.
 
-Expected numbers are the digest's printed digits (compared at half a unit of the last digit); the Fig. 3 cells
-are typed here from the paper's table, independently of the registry.
+Expected numbers are the digest's printed digits (compared at half a unit of the last digit), read from
+``dptheory/data/golden.json`` (shared with verify/isrl_rates.py); the Fig. 3 cells are typed here from the paper's
+table, independently of the registry.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import pytest
 import sympy as sp
 
+from dptheory.data import golden
 from dptheory.hypotheses import ConditionError, TheoremCheck
 from dptheory.isrl import registry as ir
 from dptheory.isrl.registry import (D, L, M, N, beta, d, delta, delta0, eps, eps0, kappa, mu, n, phi)
@@ -28,6 +30,11 @@ def close(measured, printed: str):
     decimals = len(mant.split(".")[1]) if "." in mant else 0
     half = 0.5 * 10.0 ** (-decimals + (int(exp) if exp else 0))
     return abs(float(measured) - float(printed)) <= half
+
+
+def G(key: str):
+    """The printed digits of a golden value of errata 002 §6."""
+    return golden("002", key).printed
 
 
 def same(a, b) -> bool:
@@ -69,12 +76,7 @@ def test_logs_none_drops_exactly_the_log_factors():
 
 
 # -- C5, C6, C7: values at the reference points ---------------------------------------------------------------
-C5 = {  # key: (no-log, log) at P1, kappa = 100, eps = 1
-    "isrl_iid_cvx_up": ("4.1623e-3", "6.8792e-3"), "isrl_iid_sc_up": ("1.1e-5", "2.3816e-5"),
-    "isrl_noniid_cvx_up": ("7.1433e-3", "1.4542e-2"), "isrl_noniid_sc_up": ("2.0e-5", "1.4816e-4"),
-    "isrl_erm_cvx_up": ("1.0e-3", "3.7169e-3"), "isrl_erm_sc_up": ("1e-6", "1.3816e-5"),
-    "sdp_iid_cvx_up": ("3.2623e-3", "3.5340e-3"), "sdp_iid_sc_up": ("1.001e-5", "1.01382e-5"),
-}
+C5 = G("C5")  # key: (no-log, log) at P1, kappa = 100, eps = 1
 
 
 @pytest.mark.parametrize("key", sorted(C5))
@@ -89,15 +91,15 @@ def test_C5_rates_at_P1(key):
 def test_C6_rates_at_P2_are_privacy_dominated():
     p2 = dict(P2, eps=0.5, delta=1e-6)
     v = ir.rate("isrl_iid_cvx_up", logs="none").evaluate(**p2)
-    assert close(v, "0.023162") and close(v.terms["priv"], "0.02") and v.dominant == "priv"
-    assert close(ir.rate("isrl_iid_sc_up", logs="none").evaluate(**p2), "4.1e-4")
-    assert close(ir.rate("isrl_noniid_cvx_up", logs="none").evaluate(**p2), "0.046897")
-    assert close(ir.rate("sdp_iid_cvx_up", logs="none").evaluate(**p2), "5.1623e-3")
+    assert close(v, G("C6.isrl_iid_cvx_up")) and close(v.terms["priv"], "0.02") and v.dominant == "priv"
+    assert close(ir.rate("isrl_iid_sc_up", logs="none").evaluate(**p2), G("C6.isrl_iid_sc_up"))
+    assert close(ir.rate("isrl_noniid_cvx_up", logs="none").evaluate(**p2), G("C6.isrl_noniid_cvx_up"))
+    assert close(ir.rate("sdp_iid_cvx_up", logs="none").evaluate(**p2), G("C6.sdp_iid_cvx_up"))
     assert ir.dominant_term("isrl_iid_cvx_up", logs="none", **P1) == "stat"
 
 
 def test_C7_lower_bound_meets_upper_bound_at_P1():
-    for loss, digest in (("cvx", "4.1623e-3"), ("sc", "1.1e-5")):
+    for loss, digest in (("cvx", C5["isrl_iid_cvx_up"][0]), ("sc", C5["isrl_iid_sc_up"][0])):
         lo = ir.rate(f"isrl_iid_{loss}_lo").evaluate(C=1, **P1)
         up = ir.rate(f"isrl_iid_{loss}_up", logs="none").evaluate(**P1)
         assert close(lo, digest) and close(up, digest)
@@ -114,7 +116,7 @@ def test_C8_isrl_at_eps0_is_cdp_at_eps0_over_sqrt_N():
     # the upper bound (phi = L, non-trivial branch) is the CDP rate too; P1: both 4.1623e-3
     up = ir.rate("isrl_iid_cvx_up", logs="none").substitute(M=N).expr
     assert same(up, ir.rate("cdp_cvx_lo").substitute(eps=eps0 / sp.sqrt(N), phi=L).expr.replace(sp.Min, lambda a, b: b))
-    assert close(ir.rate("cdp_cvx_lo").evaluate(eps=0.1, **P1), "4.1623e-3")
+    assert close(ir.rate("cdp_cvx_lo").evaluate(eps=0.1, **P1), C5["isrl_iid_cvx_up"][0])
 
 
 def test_C9_sdp_privacy_is_isrl_privacy_at_eps_N_over_sqrt_M():
@@ -137,11 +139,11 @@ def test_C10_where_privacy_stops_being_free():
     assert same(ir.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none"), eps0**2 * n)
     assert same(ir.crossover("isrl_iid_sc_up", "stat", "priv", solve_for="d", logs="none"), eps0**2 * n)
     assert same(ir.crossover("isrl_iid_cvx_up"), eps0**2 * n / sp.log(1 / delta0))
-    assert close(ir.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none", **no), "1000")
-    assert close(ir.crossover("isrl_iid_cvx_up", solve_for="d", delta0=1e-6, **no), "72.38")
-    assert close(ir.crossover("isrl_iid_sc_up", delta0=1e-6, mu=1, **no), "72.38")
-    assert close(ir.crossover("isrl_iid_cvx_explicit", delta0=1e-6, R=2e5, **no), "0.040")
-    assert close(ir.crossover("isrl_noniid_cvx_up", logs="none", phi=1, beta=1, **no), "56.23")
+    assert close(ir.crossover("isrl_iid_cvx_up", "stat", "priv", solve_for="d", logs="none", **no), G("C10.iid_cvx.nolog"))
+    assert close(ir.crossover("isrl_iid_cvx_up", solve_for="d", delta0=1e-6, **no), G("C10.iid_cvx.log"))
+    assert close(ir.crossover("isrl_iid_sc_up", delta0=1e-6, mu=1, **no), G("C10.iid_cvx.log"))
+    assert close(ir.crossover("isrl_iid_cvx_explicit", delta0=1e-6, R=2e5, **no), G("C10.explicit"))
+    assert close(ir.crossover("isrl_noniid_cvx_up", logs="none", phi=1, beta=1, **no), G("C10.noniid_cvx"))
     sym = ir.crossover("isrl_noniid_cvx_up", logs="none").subs({phi: 1, beta: 1, L: 1, D: 1})
     assert same(sym, eps0**2 * n ** sp.Rational(3, 4) * M ** sp.Rational(-1, 4))
     assert same(ir.crossover("sdp_iid_cvx_up", logs="none"), eps**2 * n * N**2 / M)
@@ -175,7 +177,7 @@ def test_C13_noniid_convex_privacy_term():
         assert r.slope(var, term="priv") == sp.Rational(exp)
     ratio = ir.rate("isrl_noniid_cvx_up", logs="none").terms["priv"] / ir.rate("isrl_iid_cvx_up", logs="none").terms["priv"]
     ratio = ratio.subs({ir.SYMBOLS[k]: val for k, val in P1.items()})
-    assert close(ratio, "3.981")
+    assert close(ratio, G("C13.ratio"))
     ratio_nolog = (ir.rate("isrl_noniid_cvx_up", logs="none").terms["priv"]
                    / ir.rate("isrl_iid_cvx_up", logs="none").terms["priv"]).subs({M: N, L: 1, D: 1, beta: 1})
     assert same(ratio_nolog, (eps0 * n * sp.sqrt(N) / sp.sqrt(d)) ** sp.Rational(1, 5))
@@ -190,9 +192,9 @@ def test_C14_noniid_sc_privacy_term():
 def test_C15_noniid_lower_bound_with_C_squared():
     lo = ir.rate("isrl_noniid_cvx_lo").evaluate(**P1)
     up = ir.rate("isrl_noniid_cvx_up", logs="none").evaluate(**P1, v=1)
-    assert close(ir._C_NONIID_CVX.subs({eps0: 1, n: 1000, N: 100, d: 100}), "15.849")
-    assert close(lo.terms["priv"], "6.3096e-5") and close(up.terms["priv"], "3.981e-3")
-    assert close(up.terms["priv"] / lo.terms["priv"], "63.1")
+    assert close(ir._C_NONIID_CVX.subs({eps0: 1, n: 1000, N: 100, d: 100}), G("C15.C2"))
+    assert close(lo.terms["priv"], G("C15.lower_priv")) and close(up.terms["priv"], G("C15.upper_priv"))
+    assert close(up.terms["priv"] / lo.terms["priv"], G("C15.gap"))
     for var in ("n", "eps0"):
         assert ir.rate("isrl_noniid_cvx_lo").slope(var, term="priv") == sp.Rational(-7, 5)
     assert ir.rate("isrl_noniid_sc_lo").slope("kappa", term="priv") == -1
@@ -211,20 +213,20 @@ def test_C16_other_slopes():
 # -- C17, C18: rounds -----------------------------------------------------------------------------------------
 def test_C17_rounds_of_theorem_2_1():
     b = ir.smoothing_beta("isrl_iid_cvx")
-    assert close(b.subs({L: 1, M: 100, D: 1, n: 1000, eps0: 1, d: 100}), "316.23")
+    assert close(b.subs({L: 1, M: 100, D: 1, n: 1000, eps0: 1, d: 100}), G("C17.beta"))
     smooth = ir.rounds("isrl_iid_cvx_smooth").substitute(beta=b)
-    assert close(smooth.evaluate(**P1), "2.0e5")
+    assert close(smooth.evaluate(**P1), G("C17.R_cvx"))
     for point in (P1, P2, dict(P1, d=5)):  # both branches of the min: smooth R at the Moreau beta = 2 min{...}
         assert float(smooth.evaluate(**point)) == pytest.approx(float(ir.rounds("isrl_iid_cvx").evaluate(**point)))
-    assert close(ir.rounds("isrl_iid_sc_smooth").evaluate(kappa=1, **P1), "1e5")
+    assert close(ir.rounds("isrl_iid_sc_smooth").evaluate(kappa=1, **P1), G("C17.R_sc"))
 
 
 def test_C18_erm_rounds_against_girgis():
     full = dict(P1, K=1000)
-    assert close(ir.rounds("isrl_erm_cvx").evaluate(**full), "269.04")
+    assert close(ir.rounds("isrl_erm_cvx").evaluate(**full), G("C18.R_F2.log"))
     ours = float(ir.rounds("isrl_erm_cvx", logs="none").evaluate(**full))
     girgis = float(ir.rounds("girgis_erm_cvx").evaluate(**P1))
-    assert close(ours, "1000") and close(girgis, "1e6") and close(girgis / ours, "1000")
+    assert close(ours, G("C18.R_F2.nolog")) and close(girgis, G("C18.girgis")) and close(girgis / ours, G("C18.speedup"))
     small = dict(P1, K=5)  # MK = 500 < 1000: the speed-up is MK
     assert girgis / float(ir.rounds("isrl_erm_cvx", logs="none").evaluate(**small)) == pytest.approx(500)
     assert same(ir.rounds("isrl_noniid_cvx", logs="none").rounds.subs(ir.FIGURE3_CONVENTIONS), ir._C_NONIID_CVX)
@@ -234,11 +236,11 @@ def test_C18_erm_rounds_against_girgis():
 def test_C26_cross_device_hybrid():
     eps_, delta_, n_, d_, N_ = 1.0, 1e-6, 100, 10, 10_000
     eps0_, delta0_ = eps_ / n_, delta_ / (4 * n_)
-    assert close(eps0_, "0.01") and close(delta0_, "2.5e-9")
+    assert close(eps0_, G("C26.eps0")) and close(delta0_, G("C26.delta0"))
     cd = ir.rate("cross_device_cvx_up").evaluate(eps=eps_, delta=delta_, n=n_, d=d_, N=N_, M=N_, L=1, D=1)
-    assert close(cd.terms["priv"], "0.13572") and cd.ok
+    assert close(cd.terms["priv"], G("C26.rate")) and cd.ok
     th = ir.rate("isrl_iid_cvx_up").evaluate(eps0=eps0_, delta0=delta0_, n=n_, d=d_, N=N_, M=N_, L=1, D=1)
-    assert close(th, "0.14174")
+    assert close(th, G("C26.thm21"))
 
 
 def test_C28_degenerate_limits():
@@ -249,7 +251,7 @@ def test_C28_degenerate_limits():
 
 
 def test_C29_trivial_regime_is_flagged():
-    assert close(ir.crossover("isrl_iid_cvx_lo", "priv", L * D, n=1000, N=100, eps0=1, C=1, L=1, D=1), "1e8")
+    assert close(ir.crossover("isrl_iid_cvx_lo", "priv", L * D, n=1000, N=100, eps0=1, C=1, L=1, D=1), G("C29.threshold"))
     beyond = ir.rate("isrl_iid_cvx_lo").evaluate(**dict(P1, d=2e8), C=1)
     assert beyond.terms["priv"] == 1.0 and not beyond.ok
     assert len(beyond.violated) == 1 and "non-trivial" in beyond.violated[0]
@@ -259,14 +261,15 @@ def test_C29_trivial_regime_is_flagged():
 def test_C34_wu_et_al_factor():
     ratio = ir.rate("isrl_erm_sc_up").substitute(M=N).terms["priv"] / ir.rate("wu_erm_sc_up").terms["priv"]
     assert same(ratio, sp.log(1 / delta0) / (kappa * n))
-    assert close(ratio.subs({kappa: 10, n: 1000, delta0: 1e-6}), "1.3816e-3")
+    assert close(ratio.subs({kappa: 10, n: 1000, delta0: 1e-6}), G("C34.value"))
 
 
 def test_unbalanced_rate_reduces_the_privacy_term_by_sqrt_Xi_over_xi_max():
     """Errata 002 C27: Xi/xi_max = 0.33203 at M = M' = N = 4 scales the convex privacy term by 0.576."""
     r = ir.rate("unbalanced_cvx_up")
-    base = dict(n_min=100, M=4, Mp=4, N=4, d=10, xi_max=2.8055e-2, L=1, D=1)
-    ratio = r.evaluate(Xi=0.33203 * 2.8055e-2, **base).terms["priv"] / r.evaluate(Xi=2.8055e-2, **base).terms["priv"]
+    xi_max, Xi_over_ximax = golden("002", "C27.xi").value[0], golden("002", "C27.Xi_over_ximax").value
+    base = dict(n_min=100, M=4, Mp=4, N=4, d=10, xi_max=xi_max, L=1, D=1)
+    ratio = r.evaluate(Xi=Xi_over_ximax * xi_max, **base).terms["priv"] / r.evaluate(Xi=xi_max, **base).terms["priv"]
     assert close(ratio, "0.576")
     assert not r.evaluate(**dict(base, Xi=0.05)).ok  # Xi > xi_max is flagged
 
@@ -409,8 +412,8 @@ def test_figure3_marks_the_corrections_and_keeps_the_printed_cells():
         assert prob in md and loss in md
     point = dict(n=1000, N=100, d=100, eps0=1, eps=1, delta0=1e-6, delta=1e-6, kappa=100)
     valued = ir.figure3_table(params=point)
-    assert close(valued[0].values["upper"], "4.1623e-3") and close(valued[2].values["lower"], "3.2254e-3")
-    assert close(valued[4].values["prior_rounds"], "1e6") and "upper @ point" in valued.render_markdown()
+    assert close(valued[0].values["upper"], C5["isrl_iid_cvx_up"][0]) and close(valued[2].values["lower"], "3.2254e-3")
+    assert close(valued[4].values["prior_rounds"], G("C18.girgis")) and "upper @ point" in valued.render_markdown()
 
 
 def test_verify_script_passes_and_writes_its_files(tmp_path):

@@ -23,7 +23,8 @@ from dptheory.proactive.tables import BUDGET_TABLES, CALCULATOR_TABLES
 from dptheory.proactive.theorems import lemmaB3_bound, log_mgf_exact, thm31_check, thmB2_min_eps, thmB4_check
 
 P = dpt.proactive
-TABLE9 = dict(sigma=19.29962, N=10_000, k=5)
+T9 = CALCULATOR_TABLES[0]  # Table 9 as printed: σ = 19.29962, N = 10⁴, k = 5
+TABLE9 = dict(sigma=T9.sigma, N=T9.N, k=T9.k)
 
 
 # --- eq. (6), the legacy σ, h and g -----------------------------------------------------------------------
@@ -129,11 +130,11 @@ def test_thm31_rejects_non_numbers_and_non_positive_parameters():
 
 
 def test_thmB4_conditions_32_to_35_at_table_9():
-    eps = P.eps_from_sigma(19.29962, 1e-4)
-    T = cf.T_min(eps, 5, cf.gamma_min(19.29962, eps / 5))
-    ok = thmB4_check(eps, 1e-4, 19.29962, 1e4, 5e4, T * 1.001)
+    eps = P.eps_from_sigma(T9.sigma, 1e-4)
+    T = cf.T_min(eps, 5, cf.gamma_min(T9.sigma, eps / 5))
+    ok = thmB4_check(eps, 1e-4, T9.sigma, 1e4, 5e4, T * 1.001)
     assert ok.holds, str(ok)
-    short = thmB4_check(eps, 1e-4, 19.29962, 1e4, 5e4, T * 0.5)
+    short = thmB4_check(eps, 1e-4, T9.sigma, 1e4, 5e4, T * 0.5)
     assert [c.label for c in short.failed] == ["(34)"]
     low_sigma = thmB4_check(eps, 1e-4, 15.0, 1e4, 5e4, T * 2)
     assert "(35)" in [c.label for c in low_sigma.failed]
@@ -230,7 +231,7 @@ def test_cli_prints_the_table_and_reports_bad_input(capsys):
 
 def test_accountants_at_table_9_and_their_order():
     q, T = 26.067 / 1e4, 1918
-    eps = {a: exact_epsilon(19.29962, q=q, T=T, delta=1e-4, accountant=a, N=1e4) for a in ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")}
+    eps = {a: exact_epsilon(T9.sigma, q=q, T=T, delta=1e-4, accountant=a, N=1e4) for a in ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")}
     assert eps["clt"].eps == pytest.approx(0.010527, abs=2e-6)  # the paper's ε_f-DP
     assert eps["pld"].eps == pytest.approx(0.01029, abs=1e-5)
     assert eps["pld"].eps < eps["rdp"].eps < eps["rdp_wor"].eps
@@ -239,8 +240,8 @@ def test_accountants_at_table_9_and_their_order():
 
 
 def test_pld_discretisation_default_is_converged():
-    fine = exact_epsilon(19.29962, q=26.067 / 1e4, T=1918, delta=1e-4, discretization=3e-6).eps
-    assert exact_epsilon(19.29962, q=26.067 / 1e4, T=1918, delta=1e-4).eps == pytest.approx(fine, rel=1e-3)
+    fine = exact_epsilon(T9.sigma, q=26.067 / 1e4, T=1918, delta=1e-4, discretization=3e-6).eps
+    assert exact_epsilon(T9.sigma, q=26.067 / 1e4, T=1918, delta=1e-4).eps == pytest.approx(fine, rel=1e-3)
 
 
 def test_gdp_closed_form_equals_pld_for_one_gaussian():
@@ -266,10 +267,10 @@ def test_exact_epsilon_bad_inputs():
 
 
 def test_exact_minimal_T_at_table_9_and_the_monotonicity_it_relies_on():
-    eps_target = P.eps_from_sigma(19.29962, 1e-4)
-    T = exact_minimal_T(eps_target, sigma=19.29962, k=5, delta=1e-4)
+    eps_target = P.eps_from_sigma(T9.sigma, 1e-4)
+    T = exact_minimal_T(eps_target, sigma=T9.sigma, k=5, delta=1e-4)
     assert T == 138  # errata 001 §4: PLD needs 138 rounds where Thm 3.1 asks 1918 (one-step γ)
-    at = lambda t: exact_epsilon(19.29962, q=5 / t, T=t, delta=1e-4).eps
+    at = lambda t: exact_epsilon(T9.sigma, q=5 / t, T=t, delta=1e-4).eps
     assert at(T) <= eps_target < at(T - 1)
     eps = [at(t) for t in (20, 60, 200, 600, 2000)]
     assert all(a > b for a, b in zip(eps, eps[1:]))

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import dptheory as dpt
+from dptheory.data import golden
 
 HARMONIC_8 = 1.0 / np.arange(1, 9)
 HARMONIC_128 = 1.0 / np.arange(1, 129)
@@ -133,7 +134,8 @@ def test_exact_gaussian_value_matches_the_digests_monte_carlo(eta, mc_over_lti_n
         assert ratio == pytest.approx(mc, rel=0.01)
 
 
-@pytest.mark.parametrize("eta, mc_over_lti", [(0.005, 1.013), (0.01, 1.027), (0.02, 1.059), (0.04, 1.121), (0.08, 1.289)])
+@pytest.mark.parametrize("eta, mc_over_lti",
+                         [(float(eta), mc) for eta, mc in golden("004", "linreg.exact_over_lti").value.items()])
 def test_exact_gaussian_noisy_sgd_d128_matches_the_digests_monte_carlo(eta, mc_over_lti):
     """errata 004 §8 #23b: MC/LTI for Noisy-SGD, d = 128, λ_k = 1/k (64–192 chains; ±2% stated, we use 1%)."""
     p = dpt.LinearRegression(eta, HARMONIC_128)

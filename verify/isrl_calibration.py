@@ -17,12 +17,18 @@ import numpy as np
 
 from dptheory.accounting import advanced_composition, gdp_epsilon, zcdp_to_epsilon
 from dptheory.claims import Claim, save_figure
+from dptheory.data import golden, significant_digits
 from dptheory.isrl import calibration as cal
 
 PAPER = "seed 002"
 D6 = 1e-6
 N_REC, EPS0 = 1000, 1.0  # the spend sweep: n = 1000 records per silo, ε0 = 1, δ0 = 1e-6, L = 1
 SPEND = ("pld", "rdp_wor", "pld_wr", "advanced")
+
+
+def G(key: str):
+    """A reference value of errata 002 §6 (``dptheory/data/golden.json``, shared with tests/)."""
+    return golden("002", key)
 
 
 def _digits(cid: str, where: str, statement: str, printed: float, value: float, digits: int) -> Claim:
@@ -32,6 +38,12 @@ def _digits(cid: str, where: str, statement: str, printed: float, value: float, 
                  tolerance_why=f"errata 002 §6 prints {digits} significant digits")
 
 
+def _golden(key: str, where: str, statement: str, value: float) -> Claim:
+    """:func:`_digits` against the golden value ``key``, which is also the claim's id."""
+    g = G(key)
+    return _digits(key, where, statement, g.value, value, g.digits)
+
+
 def _spend_row(R: int) -> dict:
     return {a: cal.spent_by_calibration(1.0, R=R, n=N_REC, eps0=EPS0, delta0=D6, accountant=a) for a in SPEND}
 
@@ -39,38 +51,39 @@ def _spend_row(R: int) -> dict:
 def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     c: list[Claim] = []
     # --- Alg. 2 (Thm D.1) ---------------------------------------------------------------------------------
-    for R, printed in ((1000, 80.374), (100, 7.1822)):
-        c.append(_digits(f"C1.sigma2.R={R}", "Thm D.1", "σ² = 256L²R ln(2.5R/δ0) ln(2/δ0)/(n²ε0²), n = 1000, ε0 = 1",
-                         printed, cal.sigma2_noisy_mbsgd(1, R=R, n=1000, eps0=1.0, delta0=D6), 5))
+    for R, key in ((1000, "C1.sigma2.R=1000"), (100, "C1.sigma2.R=100")):
+        c.append(_golden(key, "Thm D.1", "σ² = 256L²R ln(2.5R/δ0) ln(2/δ0)/(n²ε0²), n = 1000, ε0 = 1",
+                         cal.sigma2_noisy_mbsgd(1, R=R, n=1000, eps0=1.0, delta0=D6)))
     for K in (2, 10, 500):
         c.append(Claim(f"C1.chain.K={K}", PAPER, "Thm D.1 proof",
                        "proof chain (budget → subsample K of n → classic Gaussian, Δ = 2L/K) = closed form σ², any K ≥ K_min",
                        cal.sigma2_noisy_mbsgd(1, R=1000, n=1000, eps0=1.0, delta0=D6), cal.calibration_chain(1, R=1000, n=1000, K=K, eps0=1.0, delta0=D6).sigma2,
                        rtol=1e-12, tolerance_why="two algebraic routes, floating point"))
-    c.append(_digits("C2.K_min.R=1000", "Thm D.1", "K_min = ε0n/(4√(2R ln(2/δ0)))", 1.4676,
-                     cal.min_batch_size(1.0, n=1000, R=1000, delta0=D6), 5))
-    c.append(_digits("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", 0.1038, cal.min_batch_size(1.0, n=1000, R=2e5, delta0=D6), 4))
-    for R, printed in ((1000, 0.50863), (10, 0.50874), (100000, 0.50862)):
+    c.append(_golden("C2.K_min.R=1000", "Thm D.1", "K_min = ε0n/(4√(2R ln(2/δ0)))",
+                     cal.min_batch_size(1.0, n=1000, R=1000, delta0=D6)))
+    c.append(_golden("C2.K_min.R=2e5", "Thm D.1", "K_min at P1's R = 2e5", cal.min_batch_size(1.0, n=1000, R=2e5, delta0=D6)))
+    for R, key in ((1000, "C3.advanced.R=1000"), (10, "C3.advanced.R=10"), (100000, "C3.advanced.R=100000")):
         eps_t, delta_t = cal.per_round_budget(1.0, delta0=D6, R=R)
         eps, _ = advanced_composition(eps_t, delta=delta_t, k=R, delta_prime=D6 / 2)
-        c.append(_digits(f"C3.advanced.R={R}", "Thm D.1 proof, Dwork–Roth Thm 3.20",
-                         "advanced composition of R rounds at (ε̃, δ̃) spends ≈ ε0/2", printed, eps, 5))
+        c.append(_golden(key, "Thm D.1 proof, Dwork–Roth Thm 3.20",
+                         "advanced composition of R rounds at (ε̃, δ̃) spends ≈ ε0/2", eps))
     # --- one pass (Thm 3.1/E.1) ---------------------------------------------------------------------------
-    c.append(_digits("C4.sigma2_onepass", "Thm 3.1/E.1", "σ² = 32L² ln(1.25/δ0)/(ε0²K²), K = 100", 0.044924,
-                     cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), 5))
+    c.append(_golden("C4.sigma2_onepass", "Thm 3.1/E.1", "σ² = 32L² ln(1.25/δ0)/(ε0²K²), K = 100",
+                     cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6)))
     zc = cal.spent_by_onepass(1.0, delta0=D6, method="zcdp")
-    c.append(_digits("C4.zcdp_spend", "Thm E.1 proof (Bun–Steinke 1.3/1.6)", "zCDP route: ε = ρ + 2√(ρ ln(1/δ0))",
-                     0.50046, zc.eps, 5))
+    c.append(_golden("C4.zcdp_spend", "Thm E.1 proof (Bun–Steinke 1.3/1.6)", "zCDP route: ε = ρ + 2√(ρ ln(1/δ0))",
+                     zc.eps))
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
-    c.append(_digits("C4.outside_range", "Thm 3.1 condition", "ε0 = 120 > 8 ln(1/δ0) = 110.52: conversion 123.63 > ε0",
-                     123.63, zcdp_to_epsilon(rho(120.0), delta=D6, method="bun_steinke"), 5))
+    c.append(_golden("C4.outside_range", "Thm 3.1 condition",
+                     f"ε0 = 120 > 8 ln(1/δ0) = 110.52: conversion {G('C4.outside_range').printed} > ε0",
+                     zcdp_to_epsilon(rho(120.0), delta=D6, method="bun_steinke")))
     edge = 8 * math.log(1 / D6)
     c.append(Claim("C4.range_sufficient", PAPER, "Thm 3.1 condition",
                    "at ε0 = 8 ln(1/δ0) the zCDP conversion is still ≤ ε0 (the range is sufficient, not sharp: crossing at 113.2)",
                    edge, zcdp_to_epsilon(rho(edge), delta=D6, method="bun_steinke"), bounds=(0.0, edge)))
     gdp = cal.spent_by_onepass(1.0, delta0=D6, method="gdp")
     c.append(Claim("onepass.exact_spend", PAPER, "Thm 3.1/E.1",
-                   f"exact ε of one Gaussian per record (GDP eq. (64)) = {gdp.ratio:.4f} ε0 ≤ zCDP route 0.50046 ε0",
+                   f"exact ε of one Gaussian per record (GDP eq. (64)) = {gdp.ratio:.4f} ε0 ≤ zCDP route {G('C4.zcdp_spend').printed} ε0",
                    zc.eps, gdp.eps, bounds=(0.0, zc.eps)))
     # --- what Alg. 2's calibration spends -------------------------------------------------------------------
     R_grid = [10, 100, 1000, 10000] if quick else [10, 30, 100, 300, 1000, 3000, 10000, 100000]
@@ -89,9 +102,10 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                    gdp_epsilon(math.sqrt(20) / r_fb.settings["noise_multiplier"], delta=D6), r_fb.eps, rtol=2e-3,
                    tolerance_why="PLD pessimistic discretisation 1e-5"))
     # --- silo sampling, participation -------------------------------------------------------------------------
-    for (N, M), printed, digits in (((10, 3), 0.259259, 6), ((100, 10), 0.090909, 5), ((2, 1), 1.0, 12)):
-        c.append(_digits(f"C22.factor.N={N}.M={M}", "Lemma E.3 / F.1", "(N − M)/((N − 1)M)", printed,
-                         cal.silo_sampling_factor(N, M=M), digits))
+    for (N, M), key in (((10, 3), "C22.factor.N=10.M=3"), ((100, 10), "C22.factor.N=100.M=10")):
+        c.append(_golden(key, "Lemma E.3 / F.1", "(N − M)/((N − 1)M)", cal.silo_sampling_factor(N, M=M)))
+    c.append(_digits("C22.factor.N=2.M=1", "Lemma E.3 / F.1", "(N − M)/((N − 1)M)", 1.0,  # exactly 1
+                     cal.silo_sampling_factor(2, M=1), 12))
     for N, M in ((10, 3), (12, 5)):
         y = np.random.default_rng(N + M).normal(size=(N, 3))
         lhs, rhs = cal.silo_sampling_variance_exact(y, M)
@@ -102,63 +116,67 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                                    trials=20_000 if quick else 200_000, seed=3)
     c.append(Claim("C22.montecarlo.N=40.M=9", PAPER, "Lemma E.3 / F.1", "sampled subsets: mean ± 4 SE contains the identity",
                    pred, mean, interval=(mean - 4 * se, mean + 4 * se), tolerance_why="4 standard errors"))
-    c.append(_digits("C23.M", "Assumption 1.4", "1/M = E[1/M_r], M_r ~ Unif{1..10}", 3.4142, cal.harmonic_M(range(1, 11)), 5))
-    c.append(_digits("C23.M_prime", "Assumption 2", "1/M' = √E[1/M_r²], M_r ~ Unif{1..10}", 2.5402,
-                     cal.M_prime(range(1, 11)), 5))
+    c.append(_golden("C23.M", "Assumption 1.4", "1/M = E[1/M_r], M_r ~ Unif{1..10}", cal.harmonic_M(range(1, 11))))
+    c.append(_golden("C23.M_prime", "Assumption 2", "1/M' = √E[1/M_r²], M_r ~ Unif{1..10}",
+                     cal.M_prime(range(1, 11))))
     # --- one-pass batches, multi-stage ----------------------------------------------------------------------
     K19 = cal.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
-    c.append(_digits("C19.K", "Thm 3.1/E.1 (convex)", "K at P1", 106.68, K19, 5))
-    c.append(_digits("C19.sigma2", "Thm 3.1/E.1 (convex)", "σ² = 32L² ln(1.25/δ0)/(ε0²K²) at P1", 0.039476,
-                     cal.sigma2_onepass(1, K=K19, eps0=1.0, delta0=D6), 5))
+    c.append(_golden("C19.K", "Thm 3.1/E.1 (convex)", "K at P1", K19))
+    c.append(_golden("C19.sigma2", "Thm 3.1/E.1 (convex)", "σ² = 32L² ln(1.25/δ0)/(ε0²K²) at P1",
+                     cal.sigma2_onepass(1, K=K19, eps0=1.0, delta0=D6)))
     K20 = cal.onepass_batch_sc(1e4, kappa=100, mu=1, Delta=1, eps0=1.0, M=10, L=1, d=10, delta0=D6, phi=1)
-    c.append(_digits("C20.K", "Thm 3.1/E.1 (SC)", "K at n = 1e4, κ = 100, M = d = 10", 86.859, K20, 5))
-    c.append(_digits("C20.R", "Thm 3.1/E.1 (SC)", "R = n/K", 115.13, 1e4 / K20, 5))
-    c.append(_digits("C20.sigma2", "Thm 3.1/E.1 (SC)", "σ²", 0.059545, cal.sigma2_onepass(1, K=K20, eps0=1.0, delta0=D6), 5))
+    c.append(_golden("C20.K", "Thm 3.1/E.1 (SC)", "K at n = 1e4, κ = 100, M = d = 10", K20))
+    c.append(_golden("C20.R", "Thm 3.1/E.1 (SC)", "R = n/K", 1e4 / K20))
+    c.append(_golden("C20.sigma2", "Thm 3.1/E.1 (SC)", "σ²", cal.sigma2_onepass(1, K=K20, eps0=1.0, delta0=D6)))
     cor = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
     pap = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
-    for k, (s, sp, printed) in enumerate(zip(cor, pap, (1302.3, 5186.7, 20656.3, 82534.8, 329777.0)), start=1):
+    for k, (s, sp, printed) in enumerate(zip(cor, pap, G("C21.nu_corrected").value), start=1):
         c.append(Claim(f"C21.R_k.k={k}", PAPER, "App. E.1", "R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ2^{−(k+1)})}⌉",
-                       (171, 342, 683, 1366, 2731)[k - 1], s.R, rtol=0.0, tolerance_why="integer"))
+                       G("C21.R_k").value[k - 1], s.R, rtol=0.0, tolerance_why="integer"))
         c.append(Claim(f"C21.nu_corrected.k={k}", PAPER, "App. E.1 (errata 002 §8 #17)",
                        "ν_k with R_k(R_k+1)(R_k+2) in the numerator", printed, s.nu, rtol=0.05 / printed,
                        tolerance_why="printed to one decimal"))
         c.append(Claim(f"C21.nu_paper.k={k}", PAPER, "App. E.1 as printed", "printed ν_k never leaves its floor 2β = 20",
-                       20.0, sp.nu, rtol=0.0, tolerance_why="exact"))
+                       G("C21.nu_paper").value, sp.nu, rtol=0.0, tolerance_why="exact"))
     # --- shuffling, compositionality --------------------------------------------------------------------------
-    for args, printed in (((0.1, 10, 1e4, 1e-6), 0.025473), ((0.01, 100, 1e4, 1e-6), 2.5788e-3),
-                          ((0.1, 10, 1e6, 1e-6), 2.5670e-3), ((0.001, 1000, 1e6, 1e-8), 2.9361e-5)):
+    for args, key in (((0.1, 10, 1e4, 1e-6), "C25.eq21.0.1.10.10000.1e-06"),
+                      ((0.01, 100, 1e4, 1e-6), "C25.eq21.0.01.100.10000.1e-06"),
+                      ((0.1, 10, 1e6, 1e-6), "C25.eq21.0.1.10.1e+06.1e-06"),
+                      ((0.001, 1000, 1e6, 1e-8), "C25.eq21.0.001.1000.1e+06.1e-08")):
         eps0_r, n, N, delta_r = args
-        c.append(_digits("C25.eq21." + ".".join(f"{a:g}" for a in args), "Thm D.5, eq. (21)",
-                         "ε^r of one shuffled round (ε0^r, n, N, δ^r)", printed,
-                         cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0], 5))
-    c.append(_digits("C25.validity", "Thm D.5", "ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n at n = 10, N = 1e4, δ = 1e-6", 0.37630,
-                     cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6), 5))
-    for p, printed in ((1.0, 0.27210), (0.5, 0.36653)):
-        c.append(_digits(f"C25.lemmaD10.p={p:g}", "Lemma D.10", "ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN)), N = 1e4",
-                         printed, cal.clone_lemma_epsilon(p, N=1e4, delta=1e-6), 5))
-    c.append(_digits("C30.alg3", "Def. 7, Alg. 3", "C = 3, d = 18 rounds of ε0: √(Σ ε_r²) = √18 ε0", 4.243,
-                     cal.compositionality_constant([1.0] * 18, 1.0), 4))
-    c.append(_digits("C30.alg2", "Def. 7, App. D.3.2", "Alg. 2: √R ε̃ = ε0/(2√(2 ln(2/δ0)))", 0.0928,
-                     cal.compositionality_constant([cal.per_round_budget(1.0, delta0=D6, R=1000)[0]] * 1000, 1.0), 3))
+        assert key == "C25.eq21." + ".".join(f"{a:g}" for a in args)
+        c.append(_golden(key, "Thm D.5, eq. (21)", "ε^r of one shuffled round (ε0^r, n, N, δ^r)",
+                         cal.shuffle_amplification_round(eps0_r, n=n, N=N, delta_r=delta_r)[0]))
+    c.append(_golden("C25.validity", "Thm D.5", "ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n at n = 10, N = 1e4, δ = 1e-6",
+                     cal.shuffle_amplification_validity(10, N=1e4, delta_r=1e-6)))
+    for p, key in ((1.0, "C25.lemmaD10.p=1"), (0.5, "C25.lemmaD10.p=0.5")):
+        c.append(_golden(key, "Lemma D.10", "ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN)), N = 1e4",
+                         cal.clone_lemma_epsilon(p, N=1e4, delta=1e-6)))
+    c.append(_golden("C30.alg3", "Def. 7, Alg. 3", "C = 3, d = 18 rounds of ε0: √(Σ ε_r²) = √18 ε0",
+                     cal.compositionality_constant([1.0] * 18, 1.0)))
+    c.append(_golden("C30.alg2", "Def. 7, App. D.3.2", "Alg. 2: √R ε̃ = ε0/(2√(2 ln(2/δ0)))",
+                     cal.compositionality_constant([cal.per_round_budget(1.0, delta0=D6, R=1000)[0]] * 1000, 1.0)))
     # --- unbalanced, shuffled, experiments ---------------------------------------------------------------------
     x = cal.xi([100, 200, 400, 800], eps_i=1.0, delta_i=D6, R=100)
-    c.append(_digits("C27.xi_max", "App. H.1", "ξ_1 at n = 100, ε = 1, δ = 1e-6, R = 100", 2.8055e-2, x[0], 5))
-    c.append(_digits("C27.Xi_over_ximax", "App. H.1", "Ξ/ξ_max with M = N = 4", 0.33203, cal.Xi(x, [4]) / x.max(), 5))
+    xi = G("C27.xi")
+    c.append(_digits("C27.xi_max", "App. H.1", "ξ_1 at n = 100, ε = 1, δ = 1e-6, R = 100", xi.value[0], x[0],
+                     significant_digits(xi.printed[0])))
+    c.append(_golden("C27.Xi_over_ximax", "App. H.1", "Ξ/ξ_max with M = N = 4", cal.Xi(x, [4]) / x.max()))
     v = range(1, 5)
-    c.append(_digits("C27.M_prime", "Assumption 2", "M' for M_r ~ Unif{1..4}", 1.6762, cal.M_prime(v), 5))
-    c.append(_digits("C27.Xi", "App. H.1", "Ξ for M_r ~ Unif{1..4}", 0.018248, cal.Xi(x, v), 5))
-    c.append(_digits("C27.factor", "Thm H.1", "min{Ξ/M', ξ_max/M} = Ξ/M'", 0.010886, cal.unbalanced_privacy_factor(x, v), 5))
-    c.append(_digits("C32.sdp", "Thm 5.1/G.1 (C = 1)", "σ²_SDP at n = 1000, N = M = 100, ε = 0.1, R = 1e6", 1.2306e4,
-                     cal.sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=D6), 5))
-    c.append(_digits("C32.isrl", "Thm D.1", "ISRL σ² at ε0 = εN/√M = 1, same R", 1.0603e5,
-                     cal.sigma2_noisy_mbsgd(1, R=1e6, n=1000, eps0=1.0, delta0=D6), 5))
-    for eps, K, Kd, s2 in ((1.0, 104.63, 5, 2.6020e-3), (0.75, 90.61, 4, 4.6257e-3), (18, 443.91, 5, 8.0308e-6)):
-        c.append(_digits(f"C35.K.eps={eps:g}", "App. I", "K = n√ε/(2√R), n = 1238, R = 35", K,
-                         cal.batch_size_experiment(1238, eps=eps, R=35), Kd))
-        c.append(_digits(f"C35.sigma2.eps={eps:g}", "App. I", "σ² = 8L² ln(1/δ)R/(n²ε²), δ = 1/n²", s2,
-                         cal.sigma2_experiment(1, R=35, n=1238, eps=eps, delta=1238**-2), 5))
-    c.append(_digits("C35.local_sgd", "App. I", "Local SGD σ² = 8L²RK ln(1/δ)/(ε²n²), ε = 1", 0.27224,
-                     cal.sigma2_local_sgd(1, R=35, K=cal.batch_size_experiment(1238, eps=1.0, R=35), n=1238, eps=1.0, delta=1238**-2), 5))
+    c.append(_golden("C27.M_prime", "Assumption 2", "M' for M_r ~ Unif{1..4}", cal.M_prime(v)))
+    c.append(_golden("C27.Xi", "App. H.1", "Ξ for M_r ~ Unif{1..4}", cal.Xi(x, v)))
+    c.append(_golden("C27.factor", "Thm H.1", "min{Ξ/M', ξ_max/M} = Ξ/M'", cal.unbalanced_privacy_factor(x, v)))
+    c.append(_golden("C32.sdp", "Thm 5.1/G.1 (C = 1)", "σ²_SDP at n = 1000, N = M = 100, ε = 0.1, R = 1e6",
+                     cal.sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=D6)))
+    c.append(_golden("C32.isrl", "Thm D.1", "ISRL σ² at ε0 = εN/√M = 1, same R",
+                     cal.sigma2_noisy_mbsgd(1, R=1e6, n=1000, eps0=1.0, delta0=D6)))
+    for eps, K, s2 in ((1.0, "C35.K.eps=1", "C35.sigma2.eps=1"), (0.75, "C35.K.eps=0.75", "C35.sigma2.eps=0.75"),
+                       (18, "C35.K.eps=18", "C35.sigma2.eps=18")):
+        c.append(_golden(K, "App. I", "K = n√ε/(2√R), n = 1238, R = 35", cal.batch_size_experiment(1238, eps=eps, R=35)))
+        c.append(_golden(s2, "App. I", "σ² = 8L² ln(1/δ)R/(n²ε²), δ = 1/n²",
+                         cal.sigma2_experiment(1, R=35, n=1238, eps=eps, delta=1238**-2)))
+    c.append(_golden("C35.local_sgd", "App. I", "Local SGD σ² = 8L²RK ln(1/δ)/(ε²n²), ε = 1",
+                     cal.sigma2_local_sgd(1, R=35, K=cal.batch_size_experiment(1238, eps=1.0, R=35), n=1238, eps=1.0, delta=1238**-2)))
 
     # --- figure ------------------------------------------------------------------------------------------------
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.3))

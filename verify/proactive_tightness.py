@@ -23,9 +23,11 @@ import numpy as np
 from dptheory.accounting import exact_epsilon, exact_minimal_T, gdp_mu, mu_clt
 from dptheory.claims import Claim, save_figure
 from dptheory.proactive import closed_form as cf
+from dptheory.proactive.tables import CALCULATOR_TABLES
 
 PAPER = "seed 001"
-SIGMA, N, K_EPOCHS = 19.29962, 10_000, 5  # Table 9
+TABLE9 = CALCULATOR_TABLES[0]
+SIGMA, N, K_EPOCHS = TABLE9.sigma, TABLE9.N, TABLE9.k  # Table 9 as printed (dptheory/proactive/tables.py)
 CURVES = ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")
 
 
