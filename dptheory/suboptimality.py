@@ -43,7 +43,6 @@ _KINDS = {
     MeanEstimation: ("exact",),
     LinearRegression: ("exact", "lti", "lower", "upper"),
 }
-_FINITE_HORIZON_KINDS = ("exact", "lti")  # MeanEstimation "exact" is linear, so its n-step value is exact
 
 
 def _transient(problem, horizon: int | None) -> np.ndarray:
@@ -76,7 +75,8 @@ def _check_mechanism_and_horizon(mechanism, problem, kind: str, horizon, method:
         require_stationary(mechanism, "stationary suboptimality F_inf")
         return mechanism, None
     horizon = check_int("horizon", horizon, 1)
-    if kind not in _FINITE_HORIZON_KINDS or (isinstance(problem, LinearRegression) and kind != "lti"):
+    # mean estimation is linear, so its "exact" n-step value is exact; linear regression has it for the LTI part
+    if kind != ("lti" if isinstance(problem, LinearRegression) else "exact"):
         raise ValueError(
             f"kind must be 'lti' (linear regression) or 'exact' (mean estimation) at a finite horizon, got {kind!r}: "
             f"the exact Gaussian value and the bounds of Thm C.15/C.18 are stationary results (horizon=None)"
