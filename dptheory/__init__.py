@@ -29,7 +29,7 @@ _EXPORTS = {
     "mechanisms": (
         "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "ToeplitzMechanism",
         "FiniteToeplitz", "DampedAntiPGD", "SqrtToeplitz", "as_mechanism", "toeplitz", "dpsgd", "nu_ftrl", "optimal_cc",
-        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal",
+        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal", "BLT",
     ),
     "accounting": (
         "CONVERSION_METHODS", "noise_multiplier", "zcdp_to_epsilon", "epsilon_to_zcdp", "noise_multiplier_for", "calibrate_noise",

@@ -3,13 +3,16 @@ r"""What noise is added, for every paper: one :class:`Mechanism` type (strategy 
 
 * :mod:`.base` — :class:`Mechanism`, :class:`Participation`, :class:`DenseMechanism` and the dense routes that
   serve as oracles;
-* :mod:`.toeplitz` — the Toeplitz family (seed 004's ``β``; BLTs of seed 003 later), with :mod:`.spectral`
-  (inverse series, pole integrals, minimum-phase test) and :mod:`.streaming` (FIR / FFT noise) beside it.
+* :mod:`.toeplitz` — the Toeplitz family (seed 004's ``β``), with :mod:`.spectral` (inverse series, pole
+  integrals, minimum-phase test) and :mod:`.streaming` (FIR / FFT noise, BLT buffers) beside it;
+* :mod:`.blt` — Buffered Linear Toeplitz strategies (seed 003), a Toeplitz mechanism with closed forms.
 """
 
 from .base import *  # noqa: F401,F403
 from .toeplitz import *  # noqa: F401,F403
+from .blt import *  # noqa: F401,F403
 from .base import __all__ as _base_all
 from .toeplitz import __all__ as _toeplitz_all
+from .blt import __all__ as _blt_all
 
-__all__ = [*_base_all, *_toeplitz_all]
+__all__ = [*_base_all, *_toeplitz_all, *_blt_all]

@@ -18,7 +18,7 @@ from scipy import fft as sfft
 
 from .._validation import check_int, check_real_array
 
-__all__ = ["StreamingToeplitzNoise"]
+__all__ = ["StreamingToeplitzNoise", "BLTStream"]
 
 _DIRECT_TAPS = 16
 
@@ -75,3 +75,43 @@ class StreamingToeplitzNoise:
             out = xp.reshape(xp.concat(parts, axis=1) if len(parts) > 1 else parts[0], (K, *self.shape))
         self.history = x[K:]
         return out
+
+
+class BLTStream:
+    r"""Multiply a stream by a BLT with ``d`` buffers (seed 003 Alg. 2 and 3), along axis 0, state carried.
+
+    ``inverse=False`` (Alg. 2, ``Z = C Ẑ``): ``Z_t = Ẑ_t + ωᵀS``, ``S ← diag(θ) S + 1 Ẑ_t``.
+    ``inverse=True`` (Alg. 3, ``Ẑ = C⁻¹ Z`` with the same ``(θ, ω)``): ``Ẑ_t = Z_t − ωᵀS``, ``S ← diag(θ) S + 1 Ẑ_t``.
+    Memory ``O(d·m)`` for steps of shape ``shape`` (``m`` entries), ``O(d·m)`` work per step; on the array
+    namespace of ``like`` (NumPy, CuPy, array-api-strict).
+    """
+
+    def __init__(self, theta: np.ndarray, omega: np.ndarray, shape: tuple[int, ...], like, *, inverse: bool):
+        self.xp = array_namespace(like)
+        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
+        d = int(np.size(theta))
+        self.d, self.inverse = d, bool(inverse)
+        lead = (d,) + (1,) * len(self.shape)
+        self._theta = self.xp.reshape(self.xp.asarray(np.asarray(theta, dtype=float)), lead)
+        self._omega = self.xp.reshape(self.xp.asarray(np.asarray(omega, dtype=float)), lead)
+        self.state = self.xp.zeros((d, *self.shape), dtype=self.xp.float64)
+
+    def __call__(self, z):
+        """The output for the block ``z`` of shape ``(K, *shape)``."""
+        if tuple(z.shape[1:]) != self.shape:
+            raise ValueError(f"z must have shape (K, *{self.shape}), got {tuple(z.shape)}")
+        xp = self.xp
+        if self.d == 0:
+            return z
+        S, out = self.state, []
+        for t in range(z.shape[0]):
+            read = xp.sum(self._omega * S, axis=0)
+            if self.inverse:
+                y = z[t, ...] - read
+                S = self._theta * S + y
+            else:
+                y = z[t, ...] + read
+                S = self._theta * S + z[t, ...]
+            out.append(y)
+        self.state = S
+        return xp.stack(out)

@@ -1,0 +1,356 @@
+r"""Buffered Linear Toeplitz (BLT) strategies (seed 003 §2, Eq. 2, Alg. 2, 3 and 5; Dvijotham et al. 2024).
+
+A ``d``-buffer BLT is the lower-triangular Toeplitz strategy ``C = BLT(θ, ω)`` with buffer decays
+``θ ∈ (0, 1]^d`` and output scales ``ω > 0``:
+
+    ``c_0 = 1,  c_i = Σ_j ω_j θ_j^{i−1}  (i ≥ 1)``                                    (seed 003, Eq. 2)
+
+with generating function ``C(x) = 1 + Σ_j ω_j x/(1 − θ_j x) = p(x)/q(x)``, ``q(x) = Π_j (1 − θ_j x)``. Its noising
+matrix ``N = C⁻¹`` is again a ``d``-buffer BLT, ``BLT(θ̂, ω̂)``, whose decays are the inverse roots of ``p``:
+``θ̂ = eig(diag θ − 1ωᵀ)`` (seed 003 §3.1), and whose scales follow from the decay pair by Alg. 5
+(:func:`output_scales`). In seed 004's words ``β`` (the noising coefficients) is ``ĉ`` and ``B(z) = q(z)/p(z)``.
+
+Every quantity of :class:`~dptheory.mechanisms.ToeplitzMechanism` has a closed form here, in ``O(d²)`` or
+``O(nd)`` (never ``O(n²)``): coefficients by Eq. 2, the rational DTFT, ``‖c_{0:n}‖²`` by geometric sums and its
+limit ``1 + Σ_{j,k} ω_jω_k/(1 − θ_jθ_k)``, the row energies of ``F_q N`` and the pole integrals by partial
+fractions, and the noise stream with ``d`` buffers (Alg. 3, :class:`~dptheory.mechanisms.streaming.BLTStream`).
+
+Two facts about the decay pair used throughout (both checked in ``tests/test_blt.py``):
+
+* with ``ω > 0`` the matrix ``diag θ − 1ωᵀ`` is similar to the symmetric ``diag θ − √ω√ωᵀ``, so ``θ̂`` is real
+  and interlaces ``θ`` (sorted decreasingly, ``θ̂_i ∈ (θ_{i+1}, θ_i)``); conversely a decreasing pair that
+  interlaces gives ``ω > 0`` by the product form of Alg. 5;
+* the trace gives ``c_1 = Σ_j ω_j = Σ_j θ_j − Σ_j θ̂_j``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .._validation import check_real_array
+from .base import Participation, _check_participation
+from .streaming import BLTStream
+from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_omega
+
+__all__ = ["BLT", "output_scales", "blt_coeffs"]
+
+_FORMS = ("product", "alg5")
+
+
+def _check_decays(name: str, values, *, signed: bool) -> np.ndarray:
+    arr = np.asarray(values, dtype=float) if np.size(values) == 0 else check_real_array(name, values)
+    arr = np.atleast_1d(arr).astype(float)
+    if signed:
+        bad = (np.abs(arr) > 1.0) | (arr == 0.0)
+        rng = "[-1, 1] without 0"
+    else:
+        bad = (arr <= 0.0) | (arr > 1.0)
+        rng = "(0, 1]"
+    if np.any(bad):
+        raise ValueError(f"{name} must lie in {rng} (buffer decays), got {arr[bad][0]!r}")
+    order = np.sort(arr)
+    if order.size > 1 and np.any(np.diff(order) == 0.0):
+        dup = order[:-1][np.diff(order) == 0.0][0]
+        raise ValueError(
+            f"{name} must have distinct decays (Alg. 5 divides by theta_i - theta_j), got {dup!r} twice: "
+            f"merge the two buffers into one with the sum of their scales"
+        )
+    return arr
+
+
+def _pairwise_products(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Π_j (a_i − b_j)`` and ``Π_{j≠i} (a_i − a_j)`` for every ``i``."""
+    num = np.prod(a[:, None] - b[None, :], axis=1)
+    diff = a[:, None] - a[None, :]
+    np.fill_diagonal(diff, 1.0)
+    return num, np.prod(diff, axis=1)
+
+
+def output_scales(theta, theta_hat, *, form: str = "product") -> np.ndarray:
+    r"""The unique ``ω`` with ``BLT(θ, ω)⁻¹`` having decays ``θ̂`` (seed 003 Alg. 5, ``calc_output_scale``).
+
+    ``form="product"``: ``ω_i = Π_j (θ_i − θ̂_j) / Π_{j≠i} (θ_i − θ_j)`` (the partial-fraction residue of
+    ``C(x) = p(x)/q(x)``; jax_privacy's ``blt_pair_from_theta_pair``). ``form="alg5"``: Alg. 5 as printed,
+    ``f(x) = (p(x) − q(x))/x``, ``z = Π_i(−θ_i)``, ``w_i = (Π_{j≠i}(θ_i⁻¹ − θ_j⁻¹))⁻¹``,
+    ``ω_i = f(θ_i⁻¹)·(−θ_i w_i)/z``. The two are the same rational function (``tests/test_blt.py``, C1).
+    Swapping the arguments gives the inverse's scales ``ω̂``. ``O(d²)``; the decays must be distinct.
+    """
+    th = _check_decays("theta", theta, signed=True)
+    thh = _check_decays("theta_hat", theta_hat, signed=True)
+    if th.size != thh.size:
+        raise ValueError(f"theta and theta_hat must have the same length d, got {th.size} and {thh.size}")
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {_FORMS}, got {form!r}")
+    if form == "product":
+        num, den = _pairwise_products(th, thh)
+        return num / den
+    # Alg. 5 as printed: p, q in increasing powers of x; f = (p − q)/x drops the (equal) constant terms
+    p = np.polynomial.polynomial.polyfromroots(1.0 / thh) * np.prod(-thh)
+    q = np.polynomial.polynomial.polyfromroots(1.0 / th) * np.prod(-th)
+    f = (p - q)[1:]
+    z = np.prod(-th)
+    inv = 1.0 / th
+    _, den = _pairwise_products(inv, inv)
+    w = 1.0 / den
+    return np.polynomial.polynomial.polyval(inv, f) * (-th * w) / z
+
+
+def blt_coeffs(theta: np.ndarray, omega: np.ndarray, n: int) -> np.ndarray:
+    r"""The first ``n`` Toeplitz coefficients of ``BLT(θ, ω)``: ``(1, Σω, Σωθ, Σωθ², …)`` (seed 003 Eq. 2), ``O(nd)``."""
+    n = _check_length(n)
+    out = np.zeros(n)
+    if n == 0:
+        return out
+    out[0] = 1.0
+    if n > 1 and theta.size:
+        powers = np.power.outer(theta, np.arange(n - 1, dtype=float))  # (d, n−1)
+        out[1:] = omega @ powers
+    return out
+
+
+def _log_abs(x: np.ndarray) -> np.ndarray:
+    """``log|x|`` with ``log1p`` near 1, so that ``1 − x`` keeps its relative precision (``θ = 1 − 10⁻¹¹``)."""
+    a = np.abs(x)
+    return np.where(a > 0.5, np.log1p(a - 1.0), np.log(a))
+
+
+def _geometric_sum(r: np.ndarray, m) -> np.ndarray:
+    r"""``Σ_{t<m} r^t = (1 − r^m)/(1 − r)`` elementwise (``m`` where ``r = 1``), by ``expm1`` for ``0 < r < 1``
+    so that ``r = 1 − 10⁻¹¹`` keeps full relative precision; ``m`` broadcasts against ``r``."""
+    r, m = np.broadcast_arrays(np.asarray(r, dtype=float), np.asarray(m, dtype=float))
+    out = np.array(m, dtype=float, copy=True)
+    pos = (r > 0.0) & (r != 1.0)
+    L = _log_abs(r[pos])
+    out[pos] = np.expm1(m[pos] * L) / np.expm1(L)
+    neg = r <= 0.0
+    out[neg] = (1.0 - r[neg] ** m[neg]) / (1.0 - r[neg])
+    return out
+
+
+class BLT(ToeplitzMechanism):
+    r"""The ``d``-buffer BLT strategy ``C = BLT(θ, ω)`` (seed 003 Eq. 2; module docstring).
+
+    Parameters
+    ----------
+    theta : buffer decays, distinct, in ``(0, 1]``.
+    omega : output scales, ``> 0`` (the paper's ``ω ∈ ℝ₊^d``).
+    signed : allow decays in ``[−1, 1] \ {0}`` and scales of either sign — a general rational Toeplitz matrix
+        such as the inverse :meth:`inverse` (whose scales ``ω̂`` are negative). Thm 3.1's hypothesis is then
+        checked on the coefficients rather than assumed.
+
+    ``theta = omega = ()`` is DP-SGD (``C = I``, ``d = 0``).
+    """
+
+    def __init__(self, theta: Sequence[float], omega: Sequence[float], *, signed: bool = False, name: str | None = None,
+                 _theta_hat: np.ndarray | None = None):
+        th = _check_decays("theta", theta, signed=signed)
+        om = np.atleast_1d(np.asarray(omega, dtype=float)) if np.size(omega) == 0 else check_real_array("omega", omega)
+        if om.size != th.size:
+            raise ValueError(f"theta and omega must have the same length d (one scale per buffer), got {th.size} and {om.size}")
+        if not signed and np.any(om <= 0.0):
+            raise ValueError(
+                f"omega must be positive (valid range (0, inf): the output scales of seed 003 Eq. 2), got {om[om <= 0][0]!r}; "
+                f"a buffer with scale 0 does nothing (drop it), and signed=True builds a general rational Toeplitz matrix"
+            )
+        if signed and np.any(om == 0.0):
+            raise ValueError("omega must be nonzero (a buffer with scale 0 does nothing: drop it)")
+        order = np.argsort(-th, kind="stable")
+        self.theta, self.omega = th[order], om[order]
+        self.theta.setflags(write=False)
+        self.omega.setflags(write=False)
+        self.signed = bool(signed)
+        self.d = int(th.size)
+        self._theta_hat = None if _theta_hat is None else np.sort(_theta_hat)[::-1]
+        self.name = name or (
+            f"BLT(theta={np.array2string(self.theta, precision=6, separator=', ')}, "
+            f"omega={np.array2string(self.omega, precision=6, separator=', ')})"
+        )
+
+    # -- constructors ------------------------------------------------------------------------------------
+    @classmethod
+    def from_theta_pair(cls, theta, theta_hat, *, name: str | None = None) -> "BLT":
+        r"""``BLT(θ, ω)`` with ``ω = output_scales(θ, θ̂)``: the strategy whose inverse has decays ``θ̂`` (seed 003
+        §3.3, the optimiser's parameterisation). ``θ̂`` must be a valid inverse: interlacing ``θ`` so that
+        every ``ω_i > 0``."""
+        th = _check_decays("theta", theta, signed=False)
+        thh = _check_decays("theta_hat", theta_hat, signed=True)
+        omega = output_scales(th, thh)
+        if np.any(omega <= 0.0):
+            raise ValueError(
+                "theta_hat is not the inverse decays of a BLT with positive output scales: sorted decreasingly it must "
+                "interlace theta (theta_hat_i in (theta_{i+1}, theta_i), theta_hat_d < theta_d), "
+                f"got theta={th!r}, theta_hat={thh!r}"
+            )
+        return cls(th, omega, name=name, _theta_hat=thh)
+
+    # -- the inverse BLT(θ̂, ω̂) ----------------------------------------------------------------------------
+    def inverse_decays(self) -> np.ndarray:
+        r"""``θ̂ = eig(diag θ − 1ωᵀ)``, decreasing; real for ``ω > 0`` (symmetric similar form), polished by
+        Newton steps on the secular equation ``1 + Σ_j ω_j/(λ − θ_j) = 0`` (the zeros of ``C(1/λ)``)."""
+        if self._theta_hat is None:
+            if self.d == 0:
+                lam = np.zeros(0)
+            elif np.all(self.omega > 0.0):
+                s = np.sqrt(self.omega)
+                lam = np.linalg.eigvalsh(np.diag(self.theta) - np.outer(s, s))
+            else:
+                lam = np.linalg.eigvals(np.diag(self.theta) - np.outer(np.ones(self.d), self.omega))
+                if np.any(np.abs(lam.imag) > 1e-12 * np.maximum(1.0, np.abs(lam))):
+                    raise ValueError(f"{self.name} has complex inverse decays {lam}: its inverse is not a real BLT")
+                lam = lam.real
+            for _ in range(2):
+                diff = lam[:, None] - self.theta[None, :]
+                if np.any(diff == 0.0):
+                    break
+                g = 1.0 + np.sum(self.omega / diff, axis=1)
+                dg = -np.sum(self.omega / diff**2, axis=1)
+                step = np.where(dg != 0.0, g / dg, 0.0)
+                lam = np.where(np.abs(step) < 1e-6 * np.maximum(np.abs(lam), 1e-300), lam - step, lam)
+            self._theta_hat = np.sort(lam)[::-1]
+        return self._theta_hat.copy()
+
+    def inverse_scales(self) -> np.ndarray:
+        r"""``ω̂ = output_scales(θ̂, θ)`` (seed 003 Alg. 4, second call of Alg. 5)."""
+        return output_scales(self.inverse_decays(), self.theta) if self.d else np.zeros(0)
+
+    def inverse(self) -> "BLT":
+        r"""The noising matrix ``C⁻¹ = BLT(θ̂, ω̂)`` as a (signed) BLT; its own inverse is ``C`` again."""
+        thh = self.inverse_decays()
+        return BLT(thh, self.inverse_scales(), signed=True, name=f"inverse of {self.name}", _theta_hat=self.theta)
+
+    # -- Toeplitz primitives --------------------------------------------------------------------------------
+    def strategy_coeffs(self, n: int) -> np.ndarray:
+        """``c_0, …, c_{n−1}`` by Eq. 2, ``O(nd)``."""
+        return blt_coeffs(self.theta, self.omega, n)
+
+    def noising_coeffs(self, n: int) -> np.ndarray:
+        r"""``ĉ_0, …, ĉ_{n−1}`` (seed 004's ``β``) by Eq. 2 on ``(θ̂, ω̂)``, ``O(nd)`` (seed 003 Table 2's route)."""
+        if self.d == 0:
+            return blt_coeffs(self.theta, self.omega, n)
+        return blt_coeffs(self.inverse_decays(), self.inverse_scales(), n)
+
+    def dtft(self, omega) -> np.ndarray:
+        r"""``B(ω) = 1/C(e^{−iω})`` with ``C(z) = 1 + Σ_j ω_j z/(1 − θ_j z)`` (no eigenvalues needed)."""
+        z = np.exp(-1j * _check_omega(omega))
+        C = 1.0 + np.sum(self.omega * (z[..., None] / (1.0 - self.theta * z[..., None])), axis=-1)
+        return 1.0 / C
+
+    def is_minimum_phase(self) -> bool:
+        r"""Whether ``B(z) = 1/C(z)`` has no zero on the closed unit disk, i.e. ``c ∈ ℓ²`` and ``γ∞ < ∞``: every
+        ``|θ_j| < 1`` (the zeros of ``B`` are the poles ``1/θ_j`` of ``C``). A BLT with ``θ_j = 1`` has a finite
+        sensitivity at every horizon but none in the streaming limit."""
+        return bool(np.all(np.abs(self.theta) < 1.0))
+
+    def strategy_is_minimum_phase(self) -> bool:
+        r"""Whether ``C`` is minimum phase — its inverse, the noising coefficients ``ĉ``, is in ``ℓ²`` — iff every
+        ``|θ̂_j| < 1``: what the stationary theory of seed 004 (``F∞``, pole integrals) needs of a BLT."""
+        return bool(np.all(np.abs(self.inverse_decays()) < 1.0))
+
+    def _support(self) -> int:
+        thh = np.abs(self.inverse_decays())
+        if thh.size == 0 or np.max(thh) == 0.0:
+            return 1
+        if np.max(thh) >= 1.0:
+            raise ValueError(f"{self.name} has an inverse decay of modulus 1: its noising coefficients do not decay")
+        return int(math.ceil(0.5 * math.log(_TAIL_RTOL) / float(np.max(_log_abs(thh))))) + 2
+
+    def cache_key(self) -> str:
+        blob = np.concatenate([self.theta, self.omega]).tobytes()
+        return f"BLT:{self.signed}:{hashlib.sha256(blob).hexdigest()}"
+
+    # -- closed forms -------------------------------------------------------------------------------------------
+    def _one_minus_products(self) -> np.ndarray:
+        r"""``1 − θ_jθ_k`` formed as ``(1 − θ_j) + θ_j(1 − θ_k)`` (``1 − θ`` is exact for ``θ`` near 1)."""
+        g = 1.0 - self.theta
+        return g[:, None] + self.theta[:, None] * g[None, :]
+
+    def strategy_energy(self, n: int | None = None) -> float:
+        r"""``‖c_{0:n}‖² = 1 + Σ_{j,k} ω_jω_k (1 − (θ_jθ_k)^{n−1})/(1 − θ_jθ_k)`` in ``O(d²)``; ``n = None``: the limit
+        ``1 + Σ_{j,k} ω_jω_k/(1 − θ_jθ_k)`` (``inf`` unless every ``|θ_j| < 1``). The single-participation
+        sensitivity is its square root (seed 004 Thm 1.1)."""
+        W = np.outer(self.omega, self.omega)
+        if n is None:
+            if not self.is_minimum_phase():
+                return math.inf
+            return float(1.0 + np.sum(W / self._one_minus_products()))
+        n = _check_horizon(n)
+        return float(1.0 + np.sum(W * _geometric_sum(np.outer(self.theta, self.theta), n - 1)))
+
+    def _gamma_inf_sq_closed_form(self) -> float:
+        return self.strategy_energy(None)
+
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
+        r"""As :meth:`ToeplitzMechanism.sensitivity`; single participation by :meth:`strategy_energy` in ``O(d²)``."""
+        if _check_participation(participation).single and n is not None and method == "auto":
+            return math.sqrt(self.strategy_energy(n))
+        return super().sensitivity(n, participation, method=method)
+
+    def _partial_fractions(self, q: float) -> tuple[np.ndarray, np.ndarray] | None:
+        r"""``y_t = Σ_u a_u λ_u^t`` for the first column ``y`` of ``F_q N`` (``λ = (q, θ̂)``): ``a_0 = 1 + Σ_j ω̂_j/(q − θ̂_j)``,
+        ``a_j = −ω̂_j/(q − θ̂_j)``. ``None`` where a ``θ̂_j`` is so close to ``q`` that the terms cancel (then the
+        ``O(nd)`` recursion is used)."""
+        thh, omh = self.inverse_decays(), self.inverse_scales()
+        diff = q - thh
+        if np.any(np.abs(diff) < 1e-3 * max(abs(q), 1e-300)) or np.any(thh == 0.0):
+            return None
+        a = np.concatenate([[1.0 + np.sum(omh / diff)], -omh / diff])
+        if np.max(np.abs(a)) > 1e3:
+            return None
+        return a, np.concatenate([[q], thh])
+
+    def row_energies(self, q, n: int) -> np.ndarray:
+        r"""``‖e_tᵀ F_q N‖² = Σ_{s≤t} y_s² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^{t+1})/(1 − λ_uλ_v)`` by the partial fractions
+        of :meth:`_partial_fractions` (``O(nd²)`` for all ``t``), falling back to the ``O(nd)`` recursion of
+        :meth:`ToeplitzMechanism.row_energies` where they would cancel. At ``q = 1`` these are the prefix-sum error
+        variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3."""
+        from .base import _check_q
+
+        qs, scalar = _check_q(q)
+        n = _check_horizon(n)
+        rows = []
+        for qi in qs:
+            pf = None if self.d == 0 else self._partial_fractions(float(qi))
+            if pf is None:
+                rows.append(super().row_energies(float(qi), n))
+                continue
+            a, lam = pf
+            t = np.arange(1, n + 1, dtype=float)
+            S = _geometric_sum(np.outer(lam, lam)[..., None], t[None, None, :])  # (d+1, d+1, n)
+            rows.append(np.einsum("u,v,uvt->t", a, a, S))
+        out = np.stack(rows)
+        return out[0] if scalar else out
+
+    def _energy_closed_form(self, gaps: np.ndarray) -> np.ndarray | None:
+        r"""``(1/2π)∫|B|²/|1 − q e^{iω}|² = Σ_{u,v} a_u a_v/(1 − λ_uλ_v)`` (the ``t → ∞`` row energy), with
+        ``1 − q² = g(2 − g)`` from the gap; ``None`` (time route) where partial fractions would cancel."""
+        if self.d == 0 or not self.strategy_is_minimum_phase():
+            return None
+        out = np.empty(gaps.size)
+        for i, g in enumerate(gaps):
+            pf = self._partial_fractions(1.0 - float(g))
+            if pf is None:
+                return None
+            a, lam = pf
+            den = 1.0 - np.outer(lam, lam)
+            den[0, 0] = g * (2.0 - g)
+            out[i] = float(np.sum(np.outer(a, a) / den))
+        return out
+
+    # -- streaming ---------------------------------------------------------------------------------------------
+    def noise_stream(self, shape, like, steps: int | None = None):
+        r"""Alg. 3 of seed 003: ``N z = C⁻¹ z`` with ``d`` buffers and the same ``(θ, ω)`` — exact over any horizon,
+        memory ``O(d·m)``, one update per step (``steps`` is accepted for the common signature and not needed)."""
+        if steps is not None:
+            _check_horizon(steps)
+        return BLTStream(self.theta, self.omega, shape, like, inverse=True)
+
+    def strategy_stream(self, shape, like) -> BLTStream:
+        """Alg. 2 of seed 003: ``C ẑ`` with ``d`` buffers (Dvijotham et al. Alg. 1)."""
+        return BLTStream(self.theta, self.omega, shape, like, inverse=False)
+
+    def __repr__(self) -> str:
+        return f"BLT(theta={self.theta.tolist()!r}, omega={self.omega.tolist()!r}{', signed=True' if self.signed else ''})"
