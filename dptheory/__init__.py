@@ -42,6 +42,6 @@ _EXPORTS = {
 }
 _SUBMODULES = (
     "accounting", "backend", "claims", "hypotheses", "iqc", "isrl", "mechanisms", "problems", "proactive", "rates",
-    "simulation", "special", "stats", "suboptimality", "symbolic",
+    "simulation", "special", "stats", "suboptimality", "symbolic", "blt",
 )
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)
