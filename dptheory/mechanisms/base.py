@@ -40,7 +40,10 @@ from scipy.signal import lfilter
 
 from .._validation import check_int, check_real_array
 
-__all__ = ["Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity"]
+__all__ = [
+    "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "SensitivityReport",
+    "sensitivity_bounds",
+]
 
 #: Patterns enumerated at most by the dense sensitivity route (each costs ``O(k²)``).
 MAX_PATTERNS = 1 << 20
@@ -147,6 +150,57 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
     return math.sqrt(best)
 
 
+def sensitivity_bounds(C: np.ndarray, participation: Participation | None = None) -> tuple[float, float]:
+    r"""Bounds ``(lower, upper)`` on ``sens_Π(C)`` for any strategy, where no exact route applies.
+
+    * lower: ``‖C u(π*)‖₂`` with every participation as early as possible, exactly ``b`` apart (seed 003
+      Remark 3.2; a valid pattern, so a lower bound for any ``C``);
+    * upper: ``‖Σ_{i∈π} C_{:,i} u_i‖² = Σ_{i,j∈π} u_iᵀX_{ij}u_j ≤ Σ_{i∈π} r_i`` with ``X = CᵀC`` and ``r_i`` the sum of
+      the ``k'`` largest ``|X_{ij}|`` of row ``i`` (separation ignored), so ``sens² ≤`` the sum of the ``k'`` largest
+      ``r_i``. ``O(n² log n)`` time, ``O(n²)`` memory.
+    """
+    C = np.asarray(C, dtype=float)
+    participation = _check_participation(participation)
+    n = C.shape[1]
+    k = participation.participations(n)
+    lower = float(np.linalg.norm(C[:, participation.earliest(n)].sum(axis=1)))
+    X = np.abs(C.T @ C)
+    r = -np.sort(-X, axis=1)[:, :k].sum(axis=1)
+    upper = math.sqrt(float(np.sort(r)[-k:].sum()))
+    return lower, max(lower, upper)
+
+
+@dataclass(frozen=True)
+class SensitivityReport:
+    r"""What is known about ``sens_Π(C)`` over ``n`` steps: an exact value (``lower == upper``) with the theorem or
+    route that gives it, or bounds where none applies (seed 003 Remark 3.2 below, the ``|CᵀC|`` relaxation above).
+    ``participations`` is ``k' = min(k, ⌈n/b⌉)``; :attr:`value` refuses to return a bound as if it were exact."""
+
+    lower: float
+    upper: float
+    route: str
+    n: int
+    participation: Participation
+    participations: int
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+    @property
+    def value(self) -> float:
+        if not self.exact:
+            raise ValueError(
+                f"the sensitivity of this mechanism under {self.participation} over n = {self.n} steps is only bounded, "
+                f"in [{self.lower:.6g}, {self.upper:.6g}] ({self.route}): no exact route applies"
+            )
+        return self.lower
+
+    def __repr__(self) -> str:
+        what = f"{self.lower:.6g} (exact)" if self.exact else f"in [{self.lower:.6g}, {self.upper:.6g}] (bounds)"
+        return f"SensitivityReport({what}, n={self.n}, {self.participation}, k'={self.participations}: {self.route})"
+
+
 def require_stationary(mechanism: "Mechanism", what: str) -> None:
     """Refuse a non-Toeplitz mechanism where a stationary (``horizon=None``) quantity ``what`` is asked for."""
     if not mechanism.stationary:
@@ -196,6 +250,27 @@ class Mechanism(abc.ABC):
             raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
         n = check_int("n", n, 1)
         return dense_sensitivity(self.strategy_matrix(n), participation)
+
+    def sensitivity_route(self, n: int, participation: Participation) -> str:
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports)."""
+        if participation.participations(n) == 1:
+            return "largest column norm of C (one participation; seed 004 Thm 1.1, eq. 24)"
+        return (f"enumeration of the {participation.count_patterns(n)} participation patterns over C^T C >= 0 "
+                f"(seed 003 eq. 6)")
+
+    def sensitivity_report(self, n: int, participation: Participation | None = None) -> SensitivityReport:
+        r"""The sensitivity over ``n`` steps with the route that gives it (:meth:`sensitivity_route`), or — where no exact
+        route applies (negative Gram entries, too many patterns) — the bounds of :func:`sensitivity_bounds`."""
+        n = check_int("n", n, 1)
+        participation = _check_participation(participation)
+        k = participation.participations(n)
+        try:
+            value = float(self.sensitivity(n, participation))
+        except ValueError as exc:
+            lower, upper = sensitivity_bounds(self.strategy_matrix(n), participation)
+            route = (f"bounds: seed 003 Remark 3.2 below, the |C^T C| relaxation above (no exact route: {exc})")
+            return SensitivityReport(lower, upper, route, n, participation, k)
+        return SensitivityReport(value, value, self.sensitivity_route(n, participation), n, participation, k)
 
     def row_energies(self, q, n: int) -> np.ndarray:
         r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (module docstring), ``F_q`` lower-triangular Toeplitz of

@@ -102,6 +102,11 @@ def _check_method(method: str) -> str:
     return method
 
 
+def _theorem_3_1_applies(c: np.ndarray) -> bool:
+    """Seed 003 Thm 3.1's hypothesis on the strategy coefficients actually used: non-negative and non-increasing."""
+    return bool(np.all(c >= 0.0) and np.all(np.diff(c) <= 0.0))
+
+
 def _norm(c: np.ndarray) -> float:
     """‖c‖₂, with ``inf`` when the coefficients overflowed (non-minimum-phase ``B``)."""
     if not np.all(np.isfinite(c)):
@@ -187,12 +192,17 @@ class ToeplitzMechanism(Mechanism):
             return math.inf
         if participation.participations(n) == 1:
             return _norm(c)
-        if np.all(c >= 0.0) and np.all(np.diff(c) <= 0.0):
+        if _theorem_3_1_applies(c):
             v = np.zeros(n)
             for start in participation.earliest(n):
                 v[start:] += c[: n - start]
             return _norm(v)
         return dense_sensitivity(self.strategy_matrix(n), participation)
+
+    def sensitivity_route(self, n: int, participation: Participation) -> str:
+        if participation.participations(n) > 1 and _theorem_3_1_applies(self.strategy_coeffs(_check_horizon(n))):
+            return "||C u(pi*)|| with pi* = (0, b, ..., (k'-1)b): seed 003 Thm 3.1, c non-negative and non-increasing"
+        return super().sensitivity_route(n, participation)
 
     def row_energies(self, q, n: int) -> np.ndarray:
         r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`). For Toeplitz ``N`` the product
