@@ -274,16 +274,17 @@ def simulate(
     if horizon is None:
         require_stationary(corr, "stationary suboptimality to estimate")
         n_taps = default_taps(corr) if taps is None else taps
-        simulated = FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
+        exact = taps is None and corr.exact_stream  # e.g. a BLT: its d-buffer stream is the whole N (no truncation)
+        simulated = corr if exact else FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
         gamma = simulated.sensitivity(None, participation)
         if not math.isfinite(gamma):
             raise ValueError(f"beta must be minimum phase to be simulated with finite noise: gamma_inf({simulated.name}) = inf")
-        truncation = _truncation(corr, simulated, gamma, problem, rho, G, participation)
+        truncation = None if exact else _truncation(corr, simulated, gamma, problem, rho, G, participation)
         mixing = problem.mixing_time
         steps = int(max(2000, math.ceil(20 * mixing))) if steps is None else steps
         burn_in = int(math.ceil(5 * mixing) + n_taps) if burn_in is None else burn_in
         total, filter_len = burn_in + steps, n_taps
-        stream = lambda shape, like: simulated.noise_stream(shape, like)
+        stream = lambda shape, like: simulated.noise_stream(shape, like, None)
     else:
         given = [name for name, value in (("steps", steps), ("burn_in", burn_in), ("taps", taps)) if value is not None]
         if given:
@@ -303,7 +304,7 @@ def simulate(
     settings = dict(
         beta=corr.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
         steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
-        taps=None if horizon is not None else n_taps, sigma_dp=sigma_dp, backend=bk.name, block=block,
+        taps=None if horizon is not None or simulated is corr else n_taps, sigma_dp=sigma_dp, backend=bk.name, block=block,
     )
     estimate = Estimate.from_samples(chain_means)
     result = SimulationResult(

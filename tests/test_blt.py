@@ -267,3 +267,26 @@ def test_c10_toeplitz_row_energies_are_non_decreasing_so_the_max_error_is_the_la
 def test_bad_input_names_the_parameter(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+# -- seed 004's engine on a BLT (issue: a BLT judged on a learning problem, not only on prefix sums) -------------
+TABLE3_BLT = BLT([0.995335, 0.812293], [0.128287, 0.329059])  # errata 003 C17 (rounded to the digest's 6 digits)
+
+
+@pytest.mark.parametrize("mechanism", [TABLE3_BLT, dpt.nu_ftrl(0.05)], ids=["BLT", "nu-FTRL"])
+def test_finite_horizon_F_of_a_blt_and_of_nu_ftrl_lie_in_the_simulated_interval(mechanism):
+    problem = dpt.MeanEstimation(eta=0.05, sigma_sgd=0.5)
+    P = dpt.Participation(max_participations=3, min_sep=100)
+    theory = dpt.F_inf(mechanism, problem, rho=1.0, horizon=300, participation=P)
+    sim = dpt.simulate(mechanism, problem, rho=1.0, horizon=300, participation=P, seeds=2000, seed=11)
+    lo, hi = sim.interval(0.999)
+    assert lo <= theory <= hi, (theory, sim)
+
+
+def test_stationary_simulation_of_a_blt_streams_its_buffers_without_truncation():
+    blt = BLT.from_theta_pair(C1_THETA, C1_THETA_HAT)
+    problem = dpt.MeanEstimation(eta=0.2, sigma_sgd=0.5)
+    sim = dpt.simulate(blt, problem, rho=1.0, seeds=64, seed=5)
+    assert sim.mechanism is blt and sim.truncation is None and sim.settings["taps"] is None
+    lo, hi = sim.interval(0.999)
+    assert lo <= dpt.F_inf(blt, problem, rho=1.0) <= hi

@@ -57,8 +57,9 @@ class Task:
 
 def _run(task: Task) -> dict:
     res = dpt.simulate(task.mechanism, task.problem, **task.kwargs)
-    # a stationary run simulates a finite β (stored whole); a finite-horizon run the task's own mechanism
-    taps = res.mechanism.beta.tolist() if res.settings.get("horizon") is None else None
+    # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
+    # finite-horizon run the task's own mechanism
+    taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
     return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
 
 

@@ -228,6 +228,9 @@ class Mechanism(abc.ABC):
     name: str = "mechanism"
     #: ``N`` is Toeplitz (time-invariant): the stationary theory of seed 004 applies.
     stationary: bool = False
+    #: ``noise_stream(shape, like, None)`` is exact over any horizon in bounded memory (a recursive, IIR stream such
+    #: as a BLT's ``d`` buffers), so a stationary simulation needs no truncation of ``N``.
+    exact_stream: bool = False
 
     def strategy_matrix(self, n: int) -> np.ndarray:
         """The leading ``n × n`` block of the strategy ``C``."""

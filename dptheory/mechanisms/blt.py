@@ -145,6 +145,8 @@ class BLT(ToeplitzMechanism):
     ``theta = omega = ()`` is DP-SGD (``C = I``, ``d = 0``).
     """
 
+    exact_stream = True
+
     def __init__(self, theta: Sequence[float], omega: Sequence[float], *, signed: bool = False, name: str | None = None,
                  _theta_hat: np.ndarray | None = None):
         th = _check_decays("theta", theta, signed=signed)
