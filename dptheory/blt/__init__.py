@@ -21,6 +21,10 @@ _EXPORTS = {
         "BLT", "output_scales", "blt_coeffs", "Participation", "PrefixLoss", "prefix_loss", "max_error", "rms_error",
         "max_loss", "rms_loss",
     ),
+    "production": (
+        "ProductionBLT", "PRODUCTION_BLTS", "production_blt", "Table4Row", "TABLE4", "LaunchNumber", "LAUNCH",
+        "Table4Accounting", "account", "rho_to_epsilon", "zcdp_rho",
+    ),
 }
 _SUBMODULES = ("optimizer", "production")
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)
