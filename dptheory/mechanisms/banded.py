@@ -30,10 +30,12 @@ of which only the band entries are kept; through the normalisation ``C_{:,j} = X
 
 One objective-and-gradient evaluation costs ``O(n³)`` dense BLAS-3 work — the triangular inverse ``N``
 (``n³/3`` flops, LAPACK ``trtri``), ``BᵀB`` (``syrk``, ``n³``) and ``(BᵀB) Nᵀ`` (``trmm``, ``n³``) — whatever the
-number of bands; ``O(n²)`` memory. Measured on this project's 2-core machine: about 4 ms at ``n = 128``,
-20 ms at ``n = 256``, 0.1 s at ``n = 512`` and 2 s at ``n = 2000`` (numbers in the report of this module's
-commit). The paper's own figure is ``O(n²)`` per gradient (seed 003 §2.4), which counts a banded solve per
-column; the dense route here is faster at ``n ≤ 2000`` on BLAS.
+number of bands; ``O(n²)`` memory. Measured on this project's shared 2-core machine (``bands = n/5``, OpenBLAS,
+one thread): 1 ms at ``n = 128``, 7 ms at ``n = 256``, 40 ms at ``n = 512``, 0.16 s at ``n = 1024`` and
+0.5–0.7 s at ``n = 2000``; a converged optimisation took 0.16 s, 1.9 s and 11 s at ``n = 128, 256, 512`` (90, 140
+and 210 L-BFGS-B iterations). Under CPU contention multi-threaded OpenBLAS can be ten times slower than this at
+``n ≤ 512`` (``OPENBLAS_NUM_THREADS=1`` avoids it). The paper quotes ``O(n²)`` per gradient (seed 003 §2.4);
+the dense BLAS-3 route is used here for its simplicity (a banded-solve route was not tried).
 
 The optimiser is scipy's L-BFGS-B, started deterministically from the column-normalised BandFHU strategy
 (:func:`banded_sqrt`), with the diagonal of ``X`` kept positive by a bound (``C`` stays invertible); no Toeplitz
@@ -291,7 +293,8 @@ def optimize_banded(
     scipy L-BFGS-B with the analytic gradient, at most ``steps`` iterations, stopping on ``gtol`` (projected
     gradient) or ``ftol`` (relative decrease); deterministic start ``init`` (an ``n × n`` banded strategy, default
     the column-normalised BandFHU :func:`banded_sqrt`). No Toeplitz structure is assumed. ``O(n³)`` per
-    evaluation (module docstring): about 0.1 s at ``n = 512`` and 2 s at ``n = 2000`` on two cores.
+    evaluation (module docstring): about 40 ms at ``n = 512`` and 0.5–0.7 s at ``n = 2000`` on one core; a converged
+    optimisation at ``n = 512, bands = 102`` takes about 210 iterations (11 s).
     """
     n = check_int("n", n, 1)
     bands = _check_bands(bands, n)
