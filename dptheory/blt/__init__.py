@@ -25,6 +25,7 @@ _EXPORTS = {
         "ProductionBLT", "PRODUCTION_BLTS", "production_blt", "Table4Row", "TABLE4", "LaunchNumber", "LAUNCH",
         "Table4Accounting", "account", "rho_to_epsilon", "zcdp_rho",
     ),
+    "optimizer": ("optimize", "BLTOptimization", "theta_pair_loss", "theta_pair_gradient"),
 }
 _SUBMODULES = ("optimizer", "production")
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)

@@ -1,0 +1,446 @@
+r"""Optimised BLTs under min-separated multiple participation (seed 003 §3.3 and Alg. 4).
+
+The strategy ``C = BLT(θ, ω)`` is parameterised, as in the paper, by its **decay pair** ``(θ, θ̂)``: the decays
+of ``C`` and of its inverse ``C⁻¹ = BLT(θ̂, ω̂)``. Both scale vectors follow in closed form (Alg. 5,
+:func:`~dptheory.mechanisms.blt.output_scales`), so the loss of seed 003 Alg. 4 costs ``O(nd)``:
+
+* ``ω = output_scales(θ, θ̂)``, ``ω̂ = output_scales(θ̂, θ)``; ``c`` and ``ĉ`` by Eq. 2;
+* ``c̄ = Σ_{i<k'} shift_{ib}(c) = C u(π*)`` and ``sens = ‖c̄‖₂`` (Thm 3.1, ``k' = min(k, ⌈n/b⌉)``);
+* ``b̄ = cumsum(ĉ)`` — the **inclusive** cumulative sum (the first column of ``B = A C⁻¹``; the sums printed in
+  Prop. 3.3 and Alg. 4 are garbled, errata 003 §2);
+* ``MaxError = (Σ_t b̄_t²)^{1/2}``, ``RmsError = (Σ_t (n − t) b̄_t² / n)^{1/2}``;
+* ``loss = error · sens + λ Σ_j (−log θ_j − log(1 − θ_j) − log ω_j)`` — the paper's log barrier, ``λ = 10⁻⁷``
+  while optimising and ``0`` when reporting.
+
+Every loss here is **unsquared** (seed 003 Eq. 10); jax_privacy's loss is its square.
+
+**Parameterisation.** With ``θ`` sorted decreasingly, ``ω > 0`` is equivalent to the interlacing
+``1 > θ_1 > θ̂_1 > θ_2 > θ̂_2 > … > θ_d > θ̂_d > 0`` (product form of Alg. 5), and the trace gives
+``Σ ω = Σ θ − Σ θ̂``. The optimiser's variables are ``2d + 1`` logits ``x``; the gaps ``g = softmax(x)`` between
+consecutive points of ``1, θ_1, θ̂_1, …, θ_d, θ̂_d, 0`` are positive and sum to one. So every iterate has
+``θ ∈ (0, 1)`` with distinct decays, ``ω > 0`` and ``c_1 = Σ ω = g_1 + g_3 + … + g_{2d−1} < 1``: ``c`` is
+non-negative and non-increasing and Thm 3.1 gives the exact sensitivity at every step — no constraint is left
+to the barrier or to a penalty. Every difference ``θ_i − θ̂_j``, ``θ_i − θ_j``, ``1 − θ_i`` is formed as a sum
+of gaps, never by cancellation (optima put ``θ_1`` at ``1 − 10⁻¹¹``).
+
+The gradient is analytic, ``O(nd)`` (the adjoint of each step above; no autodiff library), and the minimiser is
+scipy's L-BFGS-B (the paper uses L-BFGS in JAX) from a few deterministic starts, keeping the best.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize
+
+from .._validation import check_in_interval, check_int, check_real_array
+from ..mechanisms import BLT, Participation
+from ..mechanisms.base import _check_participation
+
+__all__ = ["optimize", "BLTOptimization", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
+
+#: The two objectives of seed 003 Eq. 10 (unsquared).
+LOSSES = ("max", "rms")
+#: The log-barrier strength λ of seed 003 §3.3 while optimising.
+PENALTY = 1e-7
+
+# deterministic starts ``(top, lo, hi)``: ``1 − θ = (top, logspace(lo, hi, d − 1))``, or ``logspace(lo, hi, d)`` without
+# ``top``; each ``θ̂_i`` a fraction of the way to ``θ_{i+1}``. Optima for ``d ≥ 3`` typically put one decay at
+# ``1 − 10⁻¹¹`` with a small scale (seed 003 App. A, digest C31), which the first start anticipates; the second is
+# the digest's ``1 − θ = logspace(−3, −0.3, d)``.
+_STARTS = ((1e-4, -2.3, -0.3), (None, -3.0, -0.3), (None, -4.0, -1.0), (None, -2.0, -0.1))
+# logits stay in [−32, 32]: every gap is at least e^{−64}/(2d + 1) ≈ 10^{−28}/(2d + 1), so the products of Alg. 5
+# never underflow, while a gap below 10^{−16} (``θ_1 = 1`` to double precision) is still reachable
+_LOGIT_BOUND = 32.0
+
+
+# -- the problem: n, participation and the objective's weights --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Problem:
+    n: int
+    k: int  # k' = min(k, ⌈n/b⌉)
+    b: int
+    weights: np.ndarray  # row weights of the error: 1 (MaxError) or (n − t)/n (RmsError)
+    penalty: float
+
+    @classmethod
+    def build(cls, n: int, participation: Participation, loss: str, penalty: float) -> "_Problem":
+        t = np.arange(n, dtype=float)
+        weights = np.ones(n) if loss == "max" else (n - t) / n
+        return cls(n, participation.participations(n), participation.min_sep, weights, penalty)
+
+
+def _windowed(c: np.ndarray, b: int, k: int) -> np.ndarray:
+    r"""``c̄_t = Σ_{i<k, ib≤t} c_{t−ib}`` (``c̄ = C u(π*)``, Thm 3.1) in ``O(n)``: blocks of length ``b``, a running
+    sum over blocks and the same sum ``k`` blocks back subtracted."""
+    n = c.size
+    m = -(-n // b)
+    blocks = np.zeros((m, b), dtype=c.dtype)
+    blocks.ravel()[:n] = c
+    s = np.cumsum(blocks, axis=0)
+    if k < m:
+        s[k:] -= s[:-k].copy()
+    return s.ravel()[:n]
+
+
+def _windowed_adjoint(v: np.ndarray, b: int, k: int) -> np.ndarray:
+    r"""The transpose of :func:`_windowed`: ``(Sᵀv)_t = Σ_{i<k, t+ib<n} v_{t+ib}``."""
+    n = v.size
+    m = -(-n // b)
+    blocks = np.zeros((m, b), dtype=v.dtype)
+    blocks.ravel()[:n] = v
+    s = np.cumsum(blocks[::-1], axis=0)
+    if k < m:
+        s[k:] -= s[:-k].copy()
+    return s[::-1].ravel()[:n]
+
+
+# -- the decay pair as gaps -------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=32)
+def _range_masks(d: int) -> np.ndarray:
+    r"""``M[a, b, l] = 1`` for ``a ≤ l < b``: the gaps between points ``a < b`` of ``1, θ_1, θ̂_1, …, θ̂_d, 0``."""
+    m = 2 * d + 2
+    a, b, l = np.ogrid[:m, :m, : m - 1]
+    mask = ((a <= l) & (l < b)).astype(float)
+    mask.setflags(write=False)
+    return mask
+
+
+def _differences(gaps: np.ndarray) -> np.ndarray:
+    r"""``D[a, b] = p_a − p_b`` for the points ``p = (1, θ_1, θ̂_1, …, θ_d, θ̂_d, 0)``, each a sum of positive gaps."""
+    d = (gaps.size - 1) // 2
+    upper = _range_masks(d) @ gaps
+    return upper - upper.T
+
+
+def _scales(D: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""``ω``, ``ω̂`` by the product form of Alg. 5 on exact differences, and the reciprocal differences
+    ``1/(θ_i − θ̂_j)``, ``1/(θ_i − θ_j)``, ``1/(θ̂_i − θ̂_j)`` (zero on the diagonals) their derivatives need."""
+    T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
+    TH, TT, HH = D[np.ix_(T, H)], D[np.ix_(T, T)], D[np.ix_(H, H)]
+    eye = np.eye(d, dtype=bool)
+    TT1, HH1 = np.where(eye, 1.0, TT), np.where(eye, 1.0, HH)
+    omega = np.prod(TH, axis=1) / np.prod(TT1, axis=1)
+    omega_hat = np.prod(-TH.T, axis=1) / np.prod(HH1, axis=1)
+    return omega, omega_hat, 1.0 / TH, np.where(eye, 0.0, 1.0 / TT1), np.where(eye, 0.0, 1.0 / HH1)
+
+
+def _log_decays(theta: np.ndarray, one_minus: np.ndarray) -> np.ndarray:
+    r"""``log θ``, by ``log1p(−(1 − θ))`` from the exact gap sum ``1 − θ`` where ``θ > 1/2``."""
+    out = np.log(theta)
+    near_one = theta.real > 0.5
+    out[near_one] = np.log1p(-one_minus[near_one])
+    return out
+
+
+def _powers(log_theta: np.ndarray, m: int) -> np.ndarray:
+    r"""``θ_j^s`` for ``s < m`` as ``θ^{qB} · θ^r`` (``s = qB + r``, ``B = ⌈√m⌉``): ``O(d√m)`` exponentials and one
+    product per entry (``exp`` and ``pow`` cost ten to fifty times a product); two roundings per entry."""
+    B = max(math.isqrt(max(m - 1, 0)) + 1, 1)
+    q = -(-m // B)
+    low = np.exp(np.multiply.outer(log_theta, np.arange(B, dtype=float)))
+    high = np.exp(np.multiply.outer(log_theta, B * np.arange(q, dtype=float)))
+    return (high[:, :, None] * low[:, None, :]).reshape(log_theta.size, q * B)[:, :m]
+
+
+def _coeffs(log_theta: np.ndarray, omega: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 2 (``c_0 = 1``, ``c_t = Σ_j ω_j θ_j^{t−1}``) and the powers ``θ_j^s``, ``s < n − 1``, it used."""
+    powers = _powers(log_theta, max(n - 1, 0))
+    return np.concatenate([np.ones(1, dtype=omega.dtype), omega @ powers]), powers
+
+
+def _coeffs_adjoint(grad_c: np.ndarray, omega: np.ndarray, powers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``∂/∂ω_j = Σ_{t≥1} G_t θ_j^{t−1}`` and ``∂/∂θ_j = ω_j Σ_{t≥2} G_t (t−1) θ_j^{t−2}`` for ``G = ∂/∂c``."""
+    n = grad_c.size
+    d_omega = powers @ grad_c[1:]
+    d_theta = omega * (powers[:, : max(n - 2, 0)] @ (grad_c[2:] * np.arange(1, max(n - 1, 1), dtype=float)))
+    return d_omega, d_theta
+
+
+def _evaluate(D: np.ndarray, d: int, problem: _Problem, *, gradient: bool):
+    r"""Alg. 4 on the exact differences ``D`` (:func:`_differences`); with ``gradient`` also ``∂/∂p`` for the
+    interlaced points ``p = (θ_1, θ̂_1, …, θ_d, θ̂_d)``. Written for complex input too (complex-step checks)."""
+    n, T, H = problem.n, np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
+    theta, theta_hat = D[T, -1], D[H, -1]
+    one_minus = D[0, T]
+    omega, omega_hat, A, BT, BH = _scales(D, d)
+    c, pw = _coeffs(_log_decays(theta, one_minus), omega, n)
+    cbar = _windowed(c, problem.b, problem.k)
+    sens = np.sqrt(np.sum(cbar * cbar))
+    c_hat, pw_hat = _coeffs(_log_decays(theta_hat, D[0, H]), omega_hat, n)
+    bbar = np.cumsum(c_hat)
+    err = np.sqrt(np.sum(problem.weights * bbar * bbar))
+    lam = problem.penalty
+    barrier = -np.sum(np.log(theta) + np.log(one_minus) + np.log(omega)) if lam else 0.0
+    value = err * sens + lam * barrier
+    if not gradient:
+        return value, err, sens
+    # adjoints of sens = ‖c̄‖ and err = (Σ w b̄²)^{1/2}
+    g_c = err * _windowed_adjoint(cbar, problem.b, problem.k) / sens
+    g_chat = sens * np.cumsum((problem.weights * bbar)[::-1])[::-1] / err
+    u, d_theta = _coeffs_adjoint(g_c, omega, pw)
+    u_hat, d_theta_hat = _coeffs_adjoint(g_chat, omega_hat, pw_hat)
+    if lam:
+        u = u - lam / omega
+        d_theta = d_theta + lam * (1.0 / one_minus - 1.0 / theta)
+    # through Alg. 5: ∂ω_i/∂θ̂_j = −ω_i/(θ_i − θ̂_j), ∂ω_i/∂θ_k = ω_i/(θ_i − θ_k) (k ≠ i),
+    # ∂ω_i/∂θ_i = ω_i (Σ_j 1/(θ_i − θ̂_j) − Σ_{j≠i} 1/(θ_i − θ_j)); the same with roles swapped for ω̂
+    uo, uh = u * omega, u_hat * omega_hat
+    A_hat = -A.T  # 1/(θ̂_i − θ_j)
+    d_theta = d_theta + uo @ BT + uo * (A.sum(1) - BT.sum(1)) - uh @ A_hat
+    d_theta_hat = d_theta_hat - uo @ A + uh @ BH + uh * (A_hat.sum(1) - BH.sum(1))
+    d_points = np.empty(2 * d)
+    d_points[0::2], d_points[1::2] = d_theta, d_theta_hat
+    return value, err, sens, d_points
+
+
+def _objective(x: np.ndarray, d: int, problem: _Problem, *, gradient: bool = True):
+    r"""The penalised loss as a function of the ``2d + 1`` logits (module docstring) and its gradient."""
+    z = np.exp(x - np.max(x.real))
+    gaps = z / np.sum(z)
+    out = _evaluate(_differences(gaps), d, problem, gradient=gradient)
+    if not gradient:
+        return out[0]
+    value, _, _, d_points = out
+    # p_m = Σ_{l≥m} g_l (m = 1 … 2d), so ∂/∂g_l = Σ_{1≤m≤l} ∂/∂p_m; then through the softmax
+    d_gaps = np.concatenate([[0.0], np.cumsum(d_points)])
+    return float(value), gaps * (d_gaps - gaps @ d_gaps)
+
+
+# -- the public evaluation of a decay pair ----------------------------------------------------------------------------
+
+
+def _check_loss(loss: str) -> str:
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES} (MaxLoss or RmsLoss, seed 003 Eq. 10), got {loss!r}")
+    return loss
+
+
+def _check_penalty(penalty) -> float:
+    return check_in_interval("penalty", penalty, 0.0, math.inf, lo_closed=True,
+                             why="the log-barrier strength λ of seed 003 Alg. 4; 1e-7 in §3.3, 0 to report")
+
+
+def _pair_differences(theta, theta_hat) -> tuple[np.ndarray, int]:
+    """Validate a decay pair (interlacing, i.e. ``ω > 0``) and return its difference matrix ``D``."""
+    th = np.sort(check_real_array("theta", theta))[::-1]
+    thh = np.sort(check_real_array("theta_hat", theta_hat))[::-1]
+    if th.size != thh.size:
+        raise ValueError(f"theta and theta_hat must have the same length d, got {th.size} and {thh.size}")
+    points = np.concatenate([[1.0], np.ravel(np.column_stack([th, thh])), [0.0]])
+    if not np.all(np.diff(points) < 0.0):
+        raise ValueError(
+            "theta and theta_hat must interlace strictly inside (0, 1): sorted decreasingly "
+            "1 > theta_1 > theta_hat_1 > theta_2 > ... > theta_d > theta_hat_d > 0 (equivalently omega > 0, "
+            f"seed 003 Alg. 5), got theta={th.tolist()!r}, theta_hat={thh.tolist()!r}"
+        )
+    return points[:, None] - points[None, :], th.size
+
+
+def theta_pair_loss(theta, theta_hat, n: int, participation: Participation | None = None, *, loss: str = "max",
+                    penalty: float = 0.0) -> float:
+    r"""Seed 003 Alg. 4: the loss of ``BLT(θ, ω)``, ``ω = output_scales(θ, θ̂)``, over ``n`` steps under
+    ``participation`` (``None``: single), **unsquared** (Eq. 10). ``penalty = 0`` (reporting) gives MaxLoss or
+    RmsLoss itself; ``penalty = λ`` adds the barrier ``λ Σ_j (−log θ_j − log(1 − θ_j) − log ω_j)``.
+
+    ``θ`` and ``θ̂`` must interlace in ``(0, 1)`` (``ω > 0``); with ``Σω = Σθ − Σθ̂ < 1`` the coefficients are
+    non-negative and non-increasing and the sensitivity is Thm 3.1's. ``O(nd)``.
+    """
+    D, d = _pair_differences(theta, theta_hat)
+    n = check_int("n", n, 1)
+    problem = _Problem.build(n, _check_participation(participation), _check_loss(loss), _check_penalty(penalty))
+    return float(_evaluate(D, d, problem, gradient=False)[0])
+
+
+def theta_pair_gradient(theta, theta_hat, n: int, participation: Participation | None = None, *, loss: str = "max",
+                        penalty: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
+    r""":func:`theta_pair_loss` and its analytic gradient ``(value, ∂/∂θ, ∂/∂θ̂)``, ``θ`` and ``θ̂`` sorted
+    decreasingly, in ``O(nd)`` (the adjoint of each step of seed 003 Alg. 4 and of Alg. 5's product form)."""
+    D, d = _pair_differences(theta, theta_hat)
+    n = check_int("n", n, 1)
+    problem = _Problem.build(n, _check_participation(participation), _check_loss(loss), _check_penalty(penalty))
+    value, _, _, d_points = _evaluate(D, d, problem, gradient=True)
+    return float(value), d_points[0::2].copy(), d_points[1::2].copy()
+
+
+# -- the optimiser ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class BLTOptimization:
+    r"""An optimised BLT (seed 003 §3.3, Alg. 4) and how it was found. Losses are unsquared and penalty-free.
+
+    ``value`` is the chosen ``loss`` (``"max"``: MaxLoss, ``"rms"``: RmsLoss) of ``blt`` over ``n`` steps under
+    ``participation`` (``participations = k'``). The constraint fields are checked on the result itself:
+    ``theta_in_unit_interval`` (``0 < θ < 1``), ``omega_positive``, ``omega_sum = Σω = c_1`` and
+    ``coeffs_monotone`` (the computed ``c_0, …, c_{n−1}`` are non-negative and non-increasing), which is Thm 3.1's
+    hypothesis (:attr:`theorem_3_1_applies`). ``converged``, ``message``, ``iterations`` and ``evaluations`` are
+    scipy L-BFGS-B's for the best start; ``seconds`` is the wall time of all starts.
+    """
+
+    blt: BLT
+    theta_hat: np.ndarray = field(repr=False)
+    loss: str
+    value: float
+    max_loss: float
+    rms_loss: float
+    sensitivity: float
+    max_error: float
+    rms_error: float
+    n: int
+    participation: Participation
+    participations: int
+    theta_in_unit_interval: bool
+    omega_positive: bool
+    omega_sum: float
+    coeffs_monotone: bool
+    converged: bool
+    iterations: int
+    evaluations: int
+    message: str
+    seconds: float
+
+    @property
+    def theorem_3_1_applies(self) -> bool:
+        """Whether Thm 3.1 (sensitivity from ``π* = (0, b, …, (k'−1)b)``) holds: ``c ≥ 0`` and non-increasing."""
+        return self.coeffs_monotone
+
+    @property
+    def theta(self) -> np.ndarray:
+        return self.blt.theta
+
+    @property
+    def omega(self) -> np.ndarray:
+        return self.blt.omega
+
+    def __repr__(self) -> str:
+        name = "MaxLoss" if self.loss == "max" else "RmsLoss"
+        return (
+            f"BLTOptimization({name}={self.value:.6g} over n={self.n}, {self.participation} (k'={self.participations}), "
+            f"d={self.blt.d}: theta={np.array2string(self.theta, precision=10, separator=', ')}, "
+            f"omega={np.array2string(self.omega, precision=6, separator=', ')}; "
+            f"MaxLoss={self.max_loss:.6g}, RmsLoss={self.rms_loss:.6g}, sens={self.sensitivity:.6g}; "
+            f"constraints: 0<theta<1 {self.theta_in_unit_interval}, omega>0 {self.omega_positive}, "
+            f"sum(omega)={self.omega_sum:.6g}, c non-negative & non-increasing {self.coeffs_monotone} "
+            f"(Thm 3.1 applies: {self.theorem_3_1_applies}); converged={self.converged} after {self.iterations} "
+            f"iterations, {self.evaluations} evaluations, {self.seconds:.3g} s)"
+        )
+
+
+def _start(d: int, top: float | None, lo: float, hi: float) -> np.ndarray:
+    r"""Logits of the start ``1 − θ`` of :data:`_STARTS`, ``θ̂_i`` 30 % of the way from ``θ_i`` to ``θ_{i+1}`` (to
+    ``0`` for ``i = d``)."""
+    theta = 1.0 - (np.logspace(lo, hi, d) if top is None else np.r_[top, np.logspace(lo, hi, d - 1)])
+    below = np.concatenate([theta[1:], [0.0]])
+    theta_hat = theta - 0.3 * (theta - below)
+    points = np.concatenate([[1.0], np.ravel(np.column_stack([theta, theta_hat])), [0.0]])
+    return np.log(-np.diff(points))
+
+
+def _check_initial(initial, d: int) -> np.ndarray:
+    theta, theta_hat = initial
+    D, size = _pair_differences(theta, theta_hat)
+    if size != d:
+        raise ValueError(f"initial must be a decay pair of length buffers = {d}, got length {size}")
+    return np.log(np.diag(D, 1))
+
+
+def optimize(n: int, participation: Participation | None = None, *, buffers: int = 2, loss: str = "max",
+             penalty: float = PENALTY, max_iterations: int = 2000, starts: int = 2,
+             initial=None) -> BLTOptimization:
+    r"""Minimise MaxLoss or RmsLoss (unsquared, seed 003 Eq. 10) of ``BLT(θ, ω)`` with ``buffers = d`` buffers over
+    ``n`` steps under ``participation`` (``None``: single participation) — seed 003 §3.3 with the loss of Alg. 4.
+
+    The variables are the decay pair ``(θ, θ̂)`` through ``2d + 1`` softmax gaps (module docstring), so every
+    iterate satisfies ``θ ∈ (0, 1)``, ``ω > 0`` and ``Σω < 1`` (Thm 3.1 applies); ``penalty`` is the barrier
+    strength ``λ`` (``10⁻⁷`` as in the paper; the reported losses are penalty-free). Loss and gradient cost
+    ``O(nd)`` per evaluation. scipy's L-BFGS-B (logits bounded to ``[−32, 32]``, ``ftol = 10⁻¹²``,
+    ``gtol = 10⁻⁸``, at most ``max_iterations`` iterations) runs from ``starts`` deterministic initialisations (at
+    most 4: ``1 − θ = (10⁻⁴, logspace(−2.3, −0.3, d − 1))``, then ``logspace(−3, −0.3, d)``, ``logspace(−4, −1, d)``,
+    ``logspace(−2, −0.1, d)``) — plus ``initial = (θ, θ̂)``, an interlacing decay pair, if given — and the start
+    with the lowest penalty-free loss is kept: the landscape has local optima (seed 003 Table 3, ``d = 3``:
+    MaxLoss 10.7514 and 10.7884 both below the paper's 10.79).
+
+    Time: about 0.03–0.15 s per optimisation at ``n = 2000``, ``d ≤ 4`` (two starts). scipy's L-BFGS-B calls
+    OpenBLAS at every iteration; on a machine whose cores are busy its threads can cost milliseconds per call and
+    dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
+
+    Raises ``ValueError`` naming the parameter for ``n`` or ``buffers`` not a positive integer, ``loss`` not in
+    :data:`LOSSES`, a negative or non-finite ``penalty``, a ``participation`` that is not a
+    :class:`~dptheory.Participation`, and ``min_sep ≥ n`` with ``max_participations > 1`` (only one participation
+    fits: pass ``Participation()``).
+    """
+    n = check_int("n", n, 1, why="the number of steps")
+    participation = _check_participation(participation)
+    d = check_int("buffers", buffers, 1, why="the number of BLT buffers d")
+    loss = _check_loss(loss)
+    penalty = _check_penalty(penalty)
+    max_iterations = check_int("max_iterations", max_iterations, 1)
+    starts = check_int("starts", starts, 0 if initial is not None else 1, len(_STARTS))
+    if participation.max_participations > 1 and participation.min_sep >= n:
+        raise ValueError(
+            f"participation has min_sep = {participation.min_sep} >= n = {n} with max_participations = "
+            f"{participation.max_participations}: only k' = 1 participation fits in n steps; pass Participation() "
+            f"for single participation (or a min_sep below n)"
+        )
+    problem = _Problem.build(n, participation, loss, penalty)
+    report = _Problem.build(n, participation, loss, 0.0)
+    x0s = [_start(d, *start) for start in _STARTS[:starts]]
+    if initial is not None:
+        x0s.append(_check_initial(initial, d))
+
+    t0 = time.perf_counter()
+    runs = []
+    for x0 in x0s:
+        res = minimize(_objective, np.clip(x0 - np.mean(x0), -_LOGIT_BOUND, _LOGIT_BOUND), args=(d, problem),
+                       jac=True, method="L-BFGS-B", bounds=[(-_LOGIT_BOUND, _LOGIT_BOUND)] * x0.size,
+                       options={"maxiter": max_iterations, "maxfun": 4 * max_iterations, "ftol": 1e-12,
+                                "gtol": 1e-8})
+        z = np.exp(res.x - np.max(res.x))
+        D = _differences(z / np.sum(z))
+        runs.append((float(_evaluate(D, d, report, gradient=False)[0]), D, res))
+    # the lowest loss; among starts within 10⁻⁹ of it (the same optimum) the first converged one
+    floor = min(run[0] for run in runs)
+    _, D, res = min((run for run in runs if run[0] <= floor * (1.0 + 1e-9)), key=lambda run: not run[2].success)
+    seconds = time.perf_counter() - t0
+    return _result(D, d, n, participation, loss, res, seconds)
+
+
+def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float):
+    T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
+    theta, theta_hat = D[T, -1], D[H, -1]
+    blt = BLT.from_theta_pair(theta, theta_hat)
+    _, max_err, sens = _evaluate(D, d, _Problem.build(n, participation, "max", 0.0), gradient=False)
+    _, rms_err, _ = _evaluate(D, d, _Problem.build(n, participation, "rms", 0.0), gradient=False)
+    c = blt.strategy_coeffs(n)
+    return BLTOptimization(
+        blt=blt,
+        theta_hat=theta_hat,
+        loss=loss,
+        value=float((max_err if loss == "max" else rms_err) * sens),
+        max_loss=float(max_err * sens),
+        rms_loss=float(rms_err * sens),
+        sensitivity=float(sens),
+        max_error=float(max_err),
+        rms_error=float(rms_err),
+        n=n,
+        participation=participation,
+        participations=participation.participations(n),
+        theta_in_unit_interval=bool(np.all((blt.theta > 0.0) & (blt.theta < 1.0))),
+        omega_positive=bool(np.all(blt.omega > 0.0)),
+        omega_sum=float(np.sum(blt.omega)),
+        coeffs_monotone=bool(np.all(c >= 0.0) and np.all(np.diff(c) <= 0.0)),
+        converged=bool(res.success),
+        iterations=int(res.nit),
+        evaluations=int(res.nfev),
+        message=str(res.message),
+        seconds=seconds,
+    )
