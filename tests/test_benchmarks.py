@@ -198,3 +198,72 @@ def test_bench_proactive_mc_delta_against_raw_normals(benchmark):
     raw = _time_min(lambda: [rng.standard_normal(size=(64, n)) for _ in range(0, T, 64)])
     benchmark.extra_info["ratio_to_raw_rng"] = raw / benchmark.stats.stats.min
     print(f"\nMC delta: {benchmark.stats.stats.min:.2f} s, ratio to raw normals {raw / benchmark.stats.stats.min:.2f}")
+
+
+# -- seed 003: the BLT optimiser (Alg. 4, §3.3) ---------------------------------------------------------------------
+
+BLT_TABLE3 = dpt.Participation(max_participations=6, min_sep=342)  # Table 3: n = 2052, b = 342, k = 6
+BLT_PAIR = (np.array([0.9995, 0.9938, 0.8899, 0.4731]), np.array([0.999, 0.95, 0.6, 0.2]))  # interlaced, d = 4
+
+
+def _blt_central_differences(n, h=1e-7):
+    from dptheory.blt import theta_pair_loss
+
+    theta, theta_hat = BLT_PAIR
+    out = []
+    for which in (0, 1):
+        for e in np.eye(4) * h:
+            plus = [theta + e * (which == 0), theta_hat + e * (which == 1)]
+            minus = [theta - e * (which == 0), theta_hat - e * (which == 1)]
+            out.append((theta_pair_loss(*plus, n, BLT_TABLE3) - theta_pair_loss(*minus, n, BLT_TABLE3)) / (2 * h))
+    return np.array(out)
+
+
+@pytest.mark.benchmark(group="seed 003: Alg. 4 loss + gradient in (theta, theta_hat), d=4, n=1e4")
+def test_bench_blt_theta_pair_gradient_analytic(benchmark):
+    """The O(nd) adjoint of Alg. 4 (one pass) against central differences (16 loss evaluations)."""
+    from dptheory.blt import theta_pair_gradient
+
+    _, g_theta, g_theta_hat = benchmark(lambda: theta_pair_gradient(*BLT_PAIR, 10_000, BLT_TABLE3))
+    grad = np.r_[g_theta, g_theta_hat]
+    np.testing.assert_allclose(grad, _blt_central_differences(10_000), atol=1e-5 * np.max(np.abs(grad)))
+
+
+@pytest.mark.benchmark(group="seed 003: Alg. 4 loss + gradient in (theta, theta_hat), d=4, n=1e4")
+def test_bench_blt_theta_pair_gradient_central_differences_baseline(benchmark):
+    from dptheory.blt import theta_pair_gradient
+
+    central = benchmark(lambda: _blt_central_differences(10_000))
+    _, g_theta, g_theta_hat = theta_pair_gradient(*BLT_PAIR, 10_000, BLT_TABLE3)
+    np.testing.assert_allclose(central, np.r_[g_theta, g_theta_hat], atol=1e-5 * np.max(np.abs(central)))
+
+
+@pytest.mark.benchmark(group="seed 003: BLT optimisation, Table 3 (n=2052, b=342, k=6), d=4, one start")
+def test_bench_blt_optimize_analytic_gradient(benchmark):
+    """optimize's L-BFGS-B with the analytic gradient (C18: MaxLoss 10.7341 ≤ the paper's 10.79)."""
+    from dptheory.blt import optimize
+
+    result = benchmark.pedantic(lambda: optimize(2052, BLT_TABLE3, buffers=4, starts=1), rounds=3, iterations=1)
+    assert result.value <= 10.7341 * (1 + 5e-4)
+
+
+@pytest.mark.benchmark(group="seed 003: BLT optimisation, Table 3 (n=2052, b=342, k=6), d=4, one start")
+def test_bench_blt_optimize_finite_difference_baseline(benchmark):
+    """The same start and objective with scipy's forward-difference gradient (2d + 2 loss evaluations a step)."""
+    from scipy.optimize import minimize
+
+    from dptheory.blt import optimizer
+
+    d, problem = 4, optimizer._Problem.build(2052, BLT_TABLE3, "max", optimizer.PENALTY)
+    x0 = optimizer._start(d, *optimizer._STARTS[0])
+
+    def run():
+        res = minimize(lambda x: optimizer._objective(x, d, problem, gradient=False), x0 - np.mean(x0),
+                       method="L-BFGS-B", bounds=[(-32.0, 32.0)] * x0.size,
+                       options={"ftol": 1e-12, "gtol": 1e-8, "maxiter": 2000, "maxfun": 20_000})
+        z = np.exp(res.x - np.max(res.x))
+        points = 1.0 - np.cumsum(z / np.sum(z))[:-1]
+        return dpt.blt.theta_pair_loss(points[0::2], points[1::2], 2052, BLT_TABLE3)
+
+    value = benchmark.pedantic(run, rounds=3, iterations=1)
+    assert value <= 10.7341 * (1 + 5e-4)
