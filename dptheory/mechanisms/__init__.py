@@ -6,16 +6,19 @@ r"""What noise is added, for every paper: one :class:`Mechanism` type (strategy 
 * :mod:`.toeplitz` — the Toeplitz family (seed 004's ``β``), with :mod:`.spectral` (inverse series, pole
   integrals, minimum-phase test) and :mod:`.streaming` (FIR / FFT noise, BLT buffers) beside it;
 * :mod:`.losses` — seed 003's MaxError/RmsError and MaxLoss/RmsLoss of any mechanism (unsquared);
-* :mod:`.blt` — Buffered Linear Toeplitz strategies (seed 003), a Toeplitz mechanism with closed forms.
+* :mod:`.blt` — Buffered Linear Toeplitz strategies (seed 003), a Toeplitz mechanism with closed forms;
+* :mod:`.banded` — banded strategies (BandMF, Choquette-Choo et al. 2023; seed 003's baseline) and their optimiser.
 """
 
 from .base import *  # noqa: F401,F403
 from .toeplitz import *  # noqa: F401,F403
 from .blt import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
+from .banded import *  # noqa: F401,F403
 from .base import __all__ as _base_all
 from .toeplitz import __all__ as _toeplitz_all
 from .blt import __all__ as _blt_all
 from .losses import __all__ as _losses_all
+from .banded import __all__ as _banded_all
 
-__all__ = [*_base_all, *_toeplitz_all, *_blt_all, *_losses_all]
+__all__ = [*_base_all, *_toeplitz_all, *_blt_all, *_losses_all, *_banded_all]
