@@ -21,7 +21,8 @@ consecutive points of ``1, θ_1, θ̂_1, …, θ_d, θ̂_d, 0`` are positive and
 ``θ ∈ (0, 1)`` with distinct decays, ``ω > 0`` and ``c_1 = Σ ω = g_1 + g_3 + … + g_{2d−1} < 1``: ``c`` is
 non-negative and non-increasing and Thm 3.1 gives the exact sensitivity at every step — no constraint is left
 to the barrier or to a penalty. Every difference ``θ_i − θ̂_j``, ``θ_i − θ_j``, ``1 − θ_i`` is formed as a sum
-of gaps, never by cancellation (optima put ``θ_1`` at ``1 − 10⁻¹¹``).
+of gaps, never by cancellation (App. A's ``b = 400`` BLT has ``θ_1 = 1 − 7.9·10⁻¹²``; the optima found here under
+``λ = 10⁻⁷`` have ``1 − θ_1`` between ``10⁻¹⁰`` and ``10⁻⁹``).
 
 The gradient is analytic, ``O(nd)`` (the adjoint of each step above; no autodiff library), and the minimiser is
 scipy's L-BFGS-B (the paper uses L-BFGS in JAX) from a few deterministic starts, keeping the best.
@@ -49,8 +50,8 @@ LOSSES = ("max", "rms")
 PENALTY = 1e-7
 
 # deterministic starts ``(top, lo, hi)``: ``1 − θ = (top, logspace(lo, hi, d − 1))``, or ``logspace(lo, hi, d)`` without
-# ``top``; each ``θ̂_i`` a fraction of the way to ``θ_{i+1}``. Optima for ``d ≥ 3`` typically put one decay at
-# ``1 − 10⁻¹¹`` with a small scale (seed 003 App. A, digest C31), which the first start anticipates; the second is
+# ``top``; each ``θ̂_i`` a fraction of the way to ``θ_{i+1}``. Optima for ``d ≥ 3`` typically put one decay within
+# ``10⁻⁹`` of 1 with a small scale (seed 003 App. A, digest C31), which the first start anticipates; the second is
 # the digest's ``1 − θ = logspace(−3, −0.3, d)``.
 _STARTS = ((1e-4, -2.3, -0.3), (None, -3.0, -0.3), (None, -4.0, -1.0), (None, -2.0, -0.1))
 # logits stay in [−32, 32]: every gap is at least e^{−64}/(2d + 1) ≈ 10^{−28}/(2d + 1), so the products of Alg. 5
@@ -325,8 +326,8 @@ class BLTOptimization:
         name = "MaxLoss" if self.loss == "max" else "RmsLoss"
         return (
             f"BLTOptimization({name}={self.value:.6g} over n={self.n}, {self.participation} (k'={self.participations}), "
-            f"d={self.blt.d}: theta={np.array2string(self.theta, precision=10, separator=', ')}, "
-            f"omega={np.array2string(self.omega, precision=6, separator=', ')}; "
+            f"d={self.blt.d}: theta=[{', '.join(f'{t:.12g}' for t in self.theta)}], "
+            f"omega=[{', '.join(f'{w:.6g}' for w in self.omega)}]; "
             f"MaxLoss={self.max_loss:.6g}, RmsLoss={self.rms_loss:.6g}, sens={self.sensitivity:.6g}; "
             f"constraints: 0<theta<1 {self.theta_in_unit_interval}, omega>0 {self.omega_positive}, "
             f"sum(omega)={self.omega_sum:.6g}, c non-negative & non-increasing {self.coeffs_monotone} "
