@@ -39,7 +39,7 @@ def _tuned_nu(problem, n: int, participation) -> float:
 def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     n, k, b = (400, 3, 100) if quick else (2052, 6, 342)
     P = dpt.Participation(max_participations=k, min_sep=b)
-    blts = {f"BLT({loss})": dpt.blt.optimizer.optimize(n, P, buffers=2, loss=loss).blt for loss in ("max", "rms")}
+    blts = {f"BLT({loss})": dpt.blt.optimize(n, P, buffers=2, loss=loss).blt for loss in ("max", "rms")}
     problems = {
         "mean estimation": dpt.MeanEstimation(eta=0.05, sigma_sgd=0.5),
         "linear regression": dpt.LinearRegression(eta=0.05, eigs=np.geomspace(1.0, 0.01, 8), sigma_sgd=0.5),
