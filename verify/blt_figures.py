@@ -159,7 +159,7 @@ def _sweep(out_dir, name: str, g, quick: bool) -> list[Claim]:
         ax.grid(alpha=0.3, which="both")
     h1, l1 = ax1.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
-    fig.legend(h1 + h2[2:], l1 + l2[2:], loc="lower center", ncol=3, fontsize=8)
+    fig.legend(h1 + h2, l1 + l2, loc="lower center", ncol=3, fontsize=8)
     fig.suptitle(f"Seed 003, {'Fig. 3: n = 2000, k = 3' if name == 'fig3' else 'Fig. 4: n = 2000, k = n/b'} "
                  "(BandMF: see the reduced-size figure; TreeAgg: seed 000)")
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
