@@ -7,7 +7,7 @@ of ``C`` and of its inverse ``C⁻¹ = BLT(θ̂, ω̂)``. Both scale vectors fol
 * ``ω = output_scales(θ, θ̂)``, ``ω̂ = output_scales(θ̂, θ)``; ``c`` and ``ĉ`` by Eq. 2;
 * ``c̄ = Σ_{i<k'} shift_{ib}(c) = C u(π*)`` and ``sens = ‖c̄‖₂`` (Thm 3.1, ``k' = min(k, ⌈n/b⌉)``);
 * ``b̄ = cumsum(ĉ)`` — the **inclusive** cumulative sum (the first column of ``B = A C⁻¹``; the sums printed in
-  Prop. 3.3 and Alg. 4 are garbled, errata 003 §2);
+  Prop. 3.3 and Alg. 4 are garbled, errata 003 §3.6);
 * ``MaxError = (Σ_t b̄_t²)^{1/2}``, ``RmsError = (Σ_t (n − t) b̄_t² / n)^{1/2}``;
 * ``loss = error · sens + λ Σ_j (−log θ_j − log(1 − θ_j) − log ω_j)`` — the paper's log barrier, ``λ = 10⁻⁷``
   while optimising and ``0`` when reporting.

@@ -41,7 +41,7 @@ the dense BLAS-3 route is used here for its simplicity (a banded-solve route was
 
 The optimiser is scipy's L-BFGS-B, started deterministically from the column-normalised BandFHU strategy
 (:func:`banded_sqrt`), with the diagonal of ``X`` kept positive by a bound (``C`` stays invertible); no Toeplitz
-structure is assumed. Every loss reported here is **unsquared** (seed 003 Eq. 10; errata 003 §3).
+structure is assumed. Every loss reported here is **unsquared** (seed 003 Eq. 10; errata 003 C11).
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ measures a mechanism over ``n`` steps by
 * ``MaxLoss = MaxError · sens_Π(C)`` and ``RmsLoss = RmsError · sens_Π(C)`` (Eq. 10).
 
 **None of them is squared.** jax_privacy's ``LossFn.loss`` returns the square ``error² · sens²`` of the same
-quantity (errata 003 §3). The row energies ``‖e_tᵀ B‖²`` are :meth:`~dptheory.Mechanism.row_energies` at
+quantity (errata 003 C11). The row energies ``‖e_tᵀ B‖²`` are :meth:`~dptheory.Mechanism.row_energies` at
 ``q = 1``: ``O(n)`` for a Toeplitz mechanism (Prop. 3.3: ``B`` is Toeplitz with first column the inclusive
-cumulative sum of ``ĉ``; the printed exclusive sum is wrong, errata 003 §2), ``O(nd²)`` by partial fractions for a
+cumulative sum of ``ĉ``; the printed exclusive sum is wrong, errata 003 §3.6), ``O(nd²)`` by partial fractions for a
 BLT, dense for any other. Losses are free of the noise multiplier ``α = σ/sens``: for a fixed privacy level a
 smaller loss is a smaller error.
 """
