@@ -27,6 +27,7 @@ from dptheory.blt import production as prod
 from dptheory.blt.optimizer import optimize
 from dptheory.claims import Claim, save_figure
 from dptheory.data import golden
+from dptheory.mechanisms.banded import optimize_banded
 from dptheory.mechanisms.losses import prefix_loss
 
 PAPER = "seed 003"
@@ -261,11 +262,6 @@ def _fig10(out_dir) -> list[Claim]:
 
 
 def _bandmf(out_dir, quick: bool) -> list[Claim]:
-    try:
-        from dptheory.mechanisms.banded import optimize_banded
-    except ImportError:  # pragma: no cover - the module is part of the package
-        return [Claim("seed003.bandmf.absent", PAPER, "Figs. 2–6", "BandMF is absent (dptheory.mechanisms.banded)",
-                      0.0, 0.0, rtol=0.0, informational=True)]
     n, bands = (250, 50) if quick else (500, 100)
     where = f"Fig. 2 left, C34 — REDUCED SIZE n = {n}, b̂ = {bands} (the paper's 2000/400 scaled; BandMF is O(n³) per step)"
     band = optimize_banded(n, bands=bands, participation=P(max_participations=2, min_sep=bands))
