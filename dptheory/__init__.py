@@ -29,10 +29,11 @@ _EXPORTS = {
     "mechanisms": (
         "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "ToeplitzMechanism",
         "FiniteToeplitz", "DampedAntiPGD", "SqrtToeplitz", "as_mechanism", "toeplitz", "dpsgd", "nu_ftrl", "optimal_cc",
-        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal", "BLT",
+        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal", "BLT", "TreeAggregation",
     ),
     "accounting": (
         "CONVERSION_METHODS", "noise_multiplier", "zcdp_to_epsilon", "epsilon_to_zcdp", "noise_multiplier_for", "calibrate_noise",
+        "epsilon_from_rho",
     ),
     "problems": ("MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"),
     "suboptimality": ("F_inf", "F_inf_lti_infimum", "mean_estimation_dpsgd", "mean_estimation_optimum", "mean_estimation_ratio"),
@@ -42,6 +43,6 @@ _EXPORTS = {
 }
 _SUBMODULES = (
     "accounting", "backend", "claims", "hypotheses", "iqc", "isrl", "mechanisms", "problems", "proactive", "rates",
-    "simulation", "special", "stats", "suboptimality", "symbolic", "blt",
+    "simulation", "special", "stats", "suboptimality", "symbolic", "blt", "treeagg",
 )
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)

@@ -7,7 +7,8 @@ r"""What noise is added, for every paper: one :class:`Mechanism` type (strategy 
   integrals, minimum-phase test) and :mod:`.streaming` (FIR / FFT noise, BLT buffers) beside it;
 * :mod:`.losses` — seed 003's MaxError/RmsError and MaxLoss/RmsLoss of any mechanism (unsquared);
 * :mod:`.blt` — Buffered Linear Toeplitz strategies (seed 003), a Toeplitz mechanism with closed forms;
-* :mod:`.banded` — banded strategies (BandMF, Choquette-Choo et al. 2023; seed 003's baseline) and their optimiser.
+* :mod:`.banded` — banded strategies (BandMF, Choquette-Choo et al. 2023; seed 003's baseline) and their optimiser;
+* :mod:`.tree` — binary-tree aggregation (seed 000; seed 003's TreeAgg-Full): a strategy with more rows than columns.
 """
 
 from .base import *  # noqa: F401,F403
@@ -15,10 +16,12 @@ from .toeplitz import *  # noqa: F401,F403
 from .blt import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
 from .banded import *  # noqa: F401,F403
+from .tree import *  # noqa: F401,F403
 from .base import __all__ as _base_all
 from .toeplitz import __all__ as _toeplitz_all
 from .blt import __all__ as _blt_all
 from .losses import __all__ as _losses_all
 from .banded import __all__ as _banded_all
+from .tree import __all__ as _tree_all
 
-__all__ = [*_base_all, *_toeplitz_all, *_blt_all, *_losses_all, *_banded_all]
+__all__ = [*_base_all, *_toeplitz_all, *_blt_all, *_losses_all, *_banded_all, *_tree_all]

@@ -7,6 +7,13 @@ seed 000 §3). Equivalently every gradient receives the noise ``N z`` with the *
 seed 004 writes the noise of DP-FTRL as ``B w``, so seed 004's ``B`` is ``N`` and its ``β`` is the first column of
 ``N`` (:meth:`~dptheory.mechanisms.ToeplitzMechanism.noising_coeffs`).
 
+A strategy may also have **more rows than columns** (one row per released value, e.g. the ``m ≈ 2n`` nodes of a
+binary tree, :class:`~dptheory.mechanisms.TreeAggregation`): then the decoder ``B`` (``n × m``) is any solution of
+``B C = A`` and the noising matrix is ``N = A⁻¹B`` (``n × m``; every gradient receives ``(B z)_t − (B z)_{t−1}``).
+Such a subclass overrides :meth:`Mechanism.strategy_matrix`, :meth:`Mechanism.noising_matrix` and
+:meth:`Mechanism.decoder_matrix` (the triangular solves below do not apply) and its noise stream; the row energies,
+:func:`dense_sensitivity` (``CᵀC`` is ``n × n``) and the losses work unchanged.
+
 :class:`Mechanism` is the one type every consumer (``F_inf``, ``simulate``, ``F_inf_bound``, the verify cache)
 works through:
 

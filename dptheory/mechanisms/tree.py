@@ -1,0 +1,419 @@
+r"""Binary-tree aggregation (seed 000 B.1; seed 003 §2.3): the first mechanism whose strategy is not square.
+
+The tree releases one noisy value per **complete dyadic node** ``[j2^ℓ, (j+1)2^ℓ) ⊆ [0, n)`` (0-based steps; a node
+is *complete* at step ``(j+1)2^ℓ − 1``, when its last leaf arrives, and no partial node is ever released). The
+strategy ``C`` has one row per released node and ``n`` columns (``C_{ν,i} = 1`` iff leaf ``i`` lies in node ``ν``),
+the decoder ``B`` (``n × m``) satisfies ``B C = A`` exactly, and every gradient receives the noise
+``(B z)_t − (B z)_{t−1}``: the noising matrix is ``N = A⁻¹B`` (``n × m``). Three read-outs
+(:class:`TreeAggregation`):
+
+* ``"vanilla"`` — GetSum (seed 000 B.1): the prefix ``[0, t]`` is the sum of the dyadic nodes of the binary expansion
+  of ``t + 1``. Those are left children (or the root), so only the nodes with ``j`` even are released: **exactly one
+  per step** (level ``tz(t + 1)``), ``C`` is square, lower-triangular with a unit diagonal in completion order, and
+  the prefix variance is ``popcount(t + 1)`` (errata 000 §5 #2, root treated as itself: errata 000 §7 #2);
+* ``"honaker"`` — GetSumReducedVariance (Honaker 2015) with the **corrected** divisor ``2 − (z − x + 1)⁻¹``
+  (errata 000 §2.3): a node at depth ``d`` below a chosen node of height ``k`` gets weight ``2^{−d}/(2 − 2^{−k})``;
+  every complete node is released (right children too); prefix variance ``Σ_{bit k of t+1} 2^k/(2^{k+1} − 1)``
+  (errata 000 §5 #3, #4);
+* ``"full"`` — least squares over every complete node of ``[0, n)``: ``B = A C⁺`` (Moore–Penrose), seed 003's
+  **TreeAgg-Full** as evaluated in its Table 3 (errata 003 §2.3, C15). Its decoder reads nodes completed *after*
+  ``t`` (it is not causal in the node draws), so it has no tree stream (below).
+
+Node order (the columns of ``N``, the rows of ``C``): by completion step, then by level. Step ``t`` completes the
+nodes of levels ``0 … tz(t + 1)``, so ``m = Σ_ℓ ⌊n/2^ℓ⌋ = 2n − popcount(n)`` nodes for ``"honaker"``/``"full"``
+and ``m = n`` for ``"vanilla"``.
+
+Sensitivity (errata 000 §2.11): a leaf lies in at most ``⌊lg n⌋ + 1`` released nodes, attained at leaf 0, so the
+single-participation sensitivity is ``√(⌊lg n⌋ + 1)`` — the paper's ``⌈lg n⌉`` is one short at powers of two
+(:func:`tree_depth` keeps both). ``C ≥ 0`` elementwise, so ``CᵀC ≥ 0`` and the multi-participation sensitivity is the
+maximum over patterns of the sum of Gram entries (dense enumeration, :func:`~dptheory.mechanisms.dense_sensitivity`);
+beyond enumeration :meth:`~dptheory.Mechanism.sensitivity_report` gives Remark 3.2's lower bound ``‖C u(π*)‖`` (seed
+003, which evaluates TreeAgg with it; tight in every brute-force case, errata 003 C9) and an upper bound.
+:func:`remark32_loss` is seed 003's loss with that lower bound, labelled as such.
+
+Noise stream (:class:`TreeStream`), ``O(log n)`` memory, one white draw per step:
+
+* vanilla: the binary counter of the authors' ``CummuNoise``: at step ``t`` drop the stored nodes of levels
+  ``< L = tz(t + 1)``, draw the node of level ``L``; the output is ``a_t = z_new − Σ dropped``. The step's draw *is*
+  the node's draw, so the stream returns ``N z`` exactly.
+* honaker: the stack of ``CummuNoiseEff``. The nodes completed at step ``t`` (levels ``0 … L``) enter every later
+  output only through the top node's estimate ``r'_L = Σ_{ℓ≤L} 2^{ℓ−L} z_ℓ + Σ_{ℓ<L} 2^{ℓ−L} r'_{left sibling, ℓ}``
+  (the lower right-spine estimates are merged at once and never read again), i.e. through the single Gaussian
+  ``g_t = Σ_{ℓ≤L} 2^{ℓ−L} z_ℓ`` of variance ``v_L = (4 − 4^{−L})/3``. The ``g_t`` of different steps are independent,
+  so the stream takes ``g_t = √v_L · w_t`` from the step's white draw ``w_t``: ``N = N_step M`` with the ``n × m``
+  *step mixing* matrix ``M`` (row ``t``: ``2^{ℓ−L}/√v_L`` on the nodes completed at ``t``; ``M Mᵀ = I``), so the
+  stream's output has exactly the law of ``N z``, and for node draws ``z`` fed as ``w = M z`` it *equals* ``N z``
+  (:meth:`TreeAggregation.step_mixing_matrix`, tested).
+* full: no causal tree stream exists (``N = C⁺`` reads future nodes); the stream realises the same Gaussian law
+  ``N Nᵀ = (CᵀC)⁻¹`` with its lower Cholesky factor, ``O(n²)`` memory.
+
+A node's value is created at its completion step and never before, so no read of an incomplete node (the
+implementation trap of seed 000 B.1, errata 000 §7 #2) is possible in the stream.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+import scipy.linalg
+from array_api_compat import array_namespace
+
+from .._validation import check_int
+from .base import DenseNoise, Mechanism, Participation, _check_participation, dense_sensitivity
+from .losses import PrefixLoss
+
+__all__ = [
+    "TreeAggregation", "TreeStream", "READOUTS", "tree_depth", "tree_nodes", "prefix_variance", "increment_variance",
+    "remark32_loss",
+]
+
+#: The read-outs offered by :class:`TreeAggregation`.
+READOUTS = ("vanilla", "honaker", "full")
+_CONVENTIONS = ("exact", "paper", "path")
+
+
+def _check_readout(readout) -> str:
+    if readout not in READOUTS:
+        raise ValueError(f"readout must be one of {READOUTS}, got {readout!r}")
+    return readout
+
+
+def _tz(x: int) -> int:
+    """Trailing zeros of a positive integer."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+def tree_depth(n: int, convention: str = "exact") -> int:
+    r"""The number of released nodes one example touches in a one-pass tree over ``n`` steps.
+
+    ``"exact"``: ``⌊lg n⌋ + 1 = ⌈lg(n + 1)⌉`` (errata 000 §2.11, §5 #11; TF-Privacy's ``floor(log2(steps)) + 1``);
+    ``"paper"``: the printed ``⌈lg n⌉`` of seed 000 Thm 3.1 / B.2 / D.1, one short at powers of two (``n = 1 → 0``,
+    ``n = 1024 → 10``), kept for reproducing the paper's accounting (errata 000 §3); ``"path"``: ``⌈lg n⌉ + 1``, the
+    nodes on a root-to-leaf path of the ``2^{⌈lg n⌉}``-leaf heap (the top one is released only at powers of two).
+    """
+    n = check_int("n", n, 1)
+    if convention not in _CONVENTIONS:
+        raise ValueError(f"convention must be one of {_CONVENTIONS}, got {convention!r}")
+    ceil_lg = (n - 1).bit_length()
+    return {"exact": n.bit_length(), "paper": ceil_lg, "path": ceil_lg + 1}[convention]
+
+
+def tree_nodes(n: int, readout: str = "honaker") -> np.ndarray:
+    r"""The released nodes over ``n`` steps as rows ``(level ℓ, index j, completion step (j+1)2^ℓ − 1)``, in the node
+    order of the module docstring (completion step, then level); ``"vanilla"`` keeps the left children (``j`` even)."""
+    n = check_int("n", n, 1)
+    readout = _check_readout(readout)
+    rows = []
+    for lvl in range(n.bit_length()):
+        j = np.arange(n >> lvl)
+        if readout == "vanilla":
+            j = j[j % 2 == 0]
+        rows.append(np.stack([np.full(j.size, lvl), j, ((j + 1) << lvl) - 1], axis=1))
+    nodes = np.concatenate(rows)
+    return nodes[np.lexsort((nodes[:, 0], nodes[:, 2]))]
+
+
+def _honaker_weights(level: int) -> list[Fraction]:
+    """Weight of a node at depth ``d = 0 … level`` below a chosen node of height ``level``: ``2^{−d}/(2 − 2^{−k})``."""
+    return [Fraction(2 ** (level - d), 2 ** (level + 1) - 1) for d in range(level + 1)]
+
+
+def _prefix_weights(t: int, readout: str) -> dict[tuple[int, int], Fraction]:
+    """The exact decoder row of the prefix of ``t ≥ 1`` gradients (steps ``0 … t−1``): node ``(ℓ, j)`` → weight."""
+    out: dict[tuple[int, int], Fraction] = {}
+    start = 0
+    for k in reversed(range(t.bit_length())):
+        if not (t >> k) & 1:
+            continue
+        if readout == "vanilla":
+            out[(k, start >> k)] = Fraction(1)
+        else:
+            for d, w in enumerate(_honaker_weights(k)):
+                lvl = k - d
+                for j in range(start >> lvl, (start + (1 << k)) >> lvl):
+                    out[(lvl, j)] = w
+        start += 1 << k
+    return out
+
+
+def _check_online(readout) -> str:
+    readout = _check_readout(readout)
+    if readout == "full":
+        raise ValueError("readout must be 'vanilla' or 'honaker' here: the 'full' read-out depends on n (B = A C^+ over "
+                         "all complete nodes of [0, n)); use TreeAggregation('full').row_energies(1.0, n)")
+    return readout
+
+
+def prefix_variance(t: int, readout: str = "vanilla") -> Fraction:
+    r"""The exact variance (units of the node variance) of the noise on the prefix sum of the first ``t ≥ 1``
+    gradients (the digest's 1-based step ``t``; row ``t − 1`` of ``row_energies(1.0, n)``).
+
+    ``"vanilla"``: ``popcount(t)`` (errata 000 §5 #2); ``"honaker"``: ``Σ_{bit k of t} 2^k/(2^{k+1} − 1)`` (errata 000
+    §5 #3: 1, 2/3, 5/3, 4/7, …). Both read-outs use only nodes inside the prefix, so the value does not depend on n.
+    """
+    t = check_int("t", t, 1)
+    readout = _check_online(readout)
+    if readout == "vanilla":
+        return Fraction(t.bit_count())
+    return sum((Fraction(2**k, 2 ** (k + 1) - 1) for k in range(t.bit_length()) if (t >> k) & 1), Fraction(0))
+
+
+def increment_variance(t: int, readout: str = "vanilla") -> Fraction:
+    r"""The exact variance of the per-gradient noise ``a_t = b_t − b_{t−1}`` of the Noisy-SGD form (seed 000 Thm B.1,
+    1-based ``t``; row ``t − 1`` of ``row_energies`` at ``q = 0``, i.e. ``‖N_{t−1}‖²``).
+
+    ``"vanilla"``: ``tz(t) + 1`` (errata 000 §5 #9); ``"honaker"``: from the exact decoder rows (errata 000 §5 #10:
+    1 at ``t = 1, 2, 3``, 29/21 ≈ 1.3810 at ``t = 4``, …), ``O(t)`` exact rational arithmetic.
+    """
+    t = check_int("t", t, 1)
+    readout = _check_online(readout)
+    if readout == "vanilla":
+        return Fraction(_tz(t) + 1)
+    cur, prev = _prefix_weights(t, readout), _prefix_weights(t - 1, readout) if t > 1 else {}
+    return sum(((cur.get(key, 0) - prev.get(key, 0)) ** 2 for key in cur.keys() | prev.keys()), Fraction(0))
+
+
+class TreeAggregation(Mechanism):
+    r"""Binary-tree aggregation over complete dyadic nodes with one of the read-outs ``"vanilla"`` (GetSum),
+    ``"honaker"`` (GetSumReducedVariance, corrected divisor) or ``"full"`` (least squares, seed 003's TreeAgg-Full);
+    see the module docstring.
+
+    Not a square strategy: :meth:`strategy_matrix` is ``m × n`` (one row per released node), :meth:`decoder_matrix`
+    ``B`` is ``n × m`` with ``B C = A``, :meth:`noising_matrix` is ``N = A⁻¹B`` (``n × m``). These three override the
+    base class's triangular solves, which do not apply; ``row_energies`` (the dense route on ``N``, with the exact
+    ``q = 1`` closed forms for vanilla/honaker), :func:`~dptheory.mechanisms.dense_sensitivity` (``CᵀC`` is
+    ``n × n``), the losses, ``F_inf(horizon=n)`` and ``simulate(horizon=n)`` then work unchanged. ``stationary`` is
+    False (no ``horizon=None``).
+    """
+
+    stationary = False
+    exact_stream = False
+
+    def __init__(self, readout: str = "honaker"):
+        self.readout = _check_readout(readout)
+        self.name = f"TreeAggregation({self.readout!r})"
+        self._cache: dict[tuple[str, int], np.ndarray] = {}
+
+    # -- matrices --------------------------------------------------------------------------------------------------
+
+    def _cached(self, what: str, n: int, build: Callable[[int], np.ndarray]) -> np.ndarray:
+        key = (what, n)
+        if key not in self._cache:
+            if len(self._cache) > 12:
+                self._cache.clear()
+            arr = build(n)
+            arr.setflags(write=False)
+            self._cache[key] = arr
+        return self._cache[key]
+
+    def nodes(self, n: int) -> np.ndarray:
+        """:func:`tree_nodes` of this read-out: rows ``(level, index, completion step)`` in node order."""
+        return tree_nodes(n, self.readout)
+
+    def strategy_matrix(self, n: int) -> np.ndarray:
+        """The ``m × n`` strategy: ``C_{ν,i} = 1`` iff leaf ``i`` lies in released node ``ν`` (node order)."""
+        n = check_int("n", n, 1)
+        return self._cached("C", n, self._build_strategy).copy()
+
+    def _build_strategy(self, n: int) -> np.ndarray:
+        nodes = self.nodes(n)
+        C = np.zeros((nodes.shape[0], n))
+        for r, (lvl, j, _) in enumerate(nodes):
+            C[r, j << lvl:(j + 1) << lvl] = 1.0
+        return C
+
+    def decoder_matrix(self, n: int) -> np.ndarray:
+        """The ``n × m`` decoder ``B`` with ``B C = A``: row ``t`` reads the prefix ``[0, t]``."""
+        n = check_int("n", n, 1)
+        return self._cached("B", n, self._build_decoder).copy()
+
+    def _build_decoder(self, n: int) -> np.ndarray:
+        if self.readout == "full":
+            return np.cumsum(self._full_noising(n), axis=0)
+        nodes = self.nodes(n)
+        index = {(int(lvl), int(j)): r for r, (lvl, j, _) in enumerate(nodes)}
+        B = np.zeros((n, nodes.shape[0]))
+        for t in range(n):
+            L = _tz(t + 1)
+            start = t + 1 - (1 << L)  # the new chosen node (L, start >> L); the rest is the prefix [0, start)
+            if start:
+                B[t] = B[start - 1]
+            if self.readout == "vanilla":
+                B[t, index[(L, start >> L)]] = 1.0
+            else:
+                for d, w in enumerate(_honaker_weights(L)):
+                    lvl = L - d
+                    cols = [index[(lvl, j)] for j in range(start >> lvl, (t + 1) >> lvl)]
+                    B[t, cols] = float(w)
+        return B
+
+    def _full_noising(self, n: int) -> np.ndarray:
+        """``N = C⁺ = (CᵀC)⁻¹Cᵀ`` (``C`` has full column rank: it contains every leaf)."""
+        C = self._cached("C", n, self._build_strategy)
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(C.T @ C), C.T)
+
+    def noising_matrix(self, n: int) -> np.ndarray:
+        """``N = A⁻¹B`` (``n × m``): the noise of gradient ``t`` is ``(N z)_t = (B z)_t − (B z)_{t−1}``."""
+        n = check_int("n", n, 1)
+        return self._cached("N", n, lambda k: np.diff(self._cached("B", k, self._build_decoder), axis=0, prepend=0.0)).copy()
+
+    def step_mixing_matrix(self, n: int) -> np.ndarray:
+        r"""The ``n × m`` matrix ``M`` with ``M Mᵀ = I`` and ``N = (N Mᵀ) M`` through which :meth:`noise_stream` takes its
+        one white draw per step (module docstring): vanilla ``I``; honaker row ``t`` ``2^{ℓ−L}/√v_L`` on the nodes
+        completed at step ``t``. Feeding ``w = M z`` to the stream returns ``N z``. Not defined for ``"full"``."""
+        n = check_int("n", n, 1)
+        _check_online(self.readout)
+        nodes = self.nodes(n)
+        M = np.zeros((n, nodes.shape[0]))
+        for r, (lvl, _, t) in enumerate(nodes):
+            L = _tz(t + 1)
+            M[t, r] = 1.0 if self.readout == "vanilla" else 2.0 ** (lvl - L) / math.sqrt((4.0 - 4.0**-L) / 3.0)
+        return M
+
+    # -- sensitivity -----------------------------------------------------------------------------------------------
+
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
+        r"""``sens_Π(C)`` over ``n`` steps: ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11), else the exact
+        maximum over the participation patterns of ``CᵀC ≥ 0`` (seed 003 eq. 6), which refuses beyond
+        ``MAX_PATTERNS`` patterns: :meth:`sensitivity_report` then gives Remark 3.2's lower bound and an upper bound."""
+        if n is None:
+            raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
+        n = check_int("n", n, 1)
+        participation = _check_participation(participation)
+        if participation.participations(n) == 1:
+            return math.sqrt(tree_depth(n, "exact"))
+        return dense_sensitivity(self._cached("C", n, self._build_strategy), participation)
+
+    def sensitivity_route(self, n: int, participation: Participation) -> str:
+        if participation.participations(n) == 1:
+            return "floor(lg n) + 1 released nodes contain leaf 0 (errata 000 §2.11): the largest column norm of C"
+        return super().sensitivity_route(n, participation) + "; the tree's C >= 0 makes C^T C >= 0"
+
+    def remark32_sensitivity(self, n: int, participation: Participation | None = None) -> float:
+        r"""Seed 003 Remark 3.2's lower bound ``‖C u(π*)‖₂`` with ``π* = (0, b, …, (k'−1)b)`` — the sensitivity seed 003
+        uses for its TreeAgg baselines; equal to the exact value in every brute-force case (errata 003 C9)."""
+        n = check_int("n", n, 1)
+        participation = _check_participation(participation)
+        C = self._cached("C", n, self._build_strategy)
+        return float(np.linalg.norm(C[:, participation.earliest(n)].sum(axis=1)))
+
+    # -- energies and noise ----------------------------------------------------------------------------------------
+
+    def row_energies(self, q, n: int) -> np.ndarray:
+        r"""``‖e_tᵀ F_q N‖²`` (base class): at ``q = 1`` the prefix variances, in closed form for vanilla
+        (``popcount(t+1)``) and honaker (``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``) in ``O(n log n)``; otherwise the dense
+        route on the ``n × m`` noising matrix."""
+        if np.ndim(q) == 0 and self.readout != "full":
+            try:
+                one = float(q) == 1.0
+            except (TypeError, ValueError):
+                one = False
+            if one:
+                n = check_int("n", n, 1)
+                t = np.arange(1, n + 1)
+                out = np.zeros(n)
+                for k in range(n.bit_length()):
+                    bit = (t >> k) & 1
+                    out += bit * (1.0 if self.readout == "vanilla" else 2.0**k / (2.0 ** (k + 1) - 1.0))
+                return out
+        return super().row_energies(q, n)
+
+    def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
+        """The noise ``N z`` over the next ``K`` steps from blocks of white noise of shape ``(K, *shape)``, one draw per
+        step (module docstring): a :class:`TreeStream` (vanilla, honaker; exact, ``O(log n)`` memory) or, for
+        ``"full"``, the Cholesky factor of ``(CᵀC)⁻¹`` (the same law; ``O(n²)``)."""
+        if steps is None:
+            raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
+        steps = check_int("steps", steps, 1)
+        if self.readout == "full":
+            C = self._cached("C", steps, self._build_strategy)
+            X = C.T @ C
+            # (CᵀC)⁻¹ = L Lᵀ with L lower: from the Cholesky factor of the reversed matrix (U Uᵀ, U upper ↔ L lower)
+            J = np.arange(steps)[::-1]
+            R = np.linalg.cholesky(X[np.ix_(J, J)])  # X_rev = R Rᵀ, R lower
+            Linv = scipy.linalg.solve_triangular(R, np.eye(steps), lower=True)  # X_rev⁻¹ = Linvᵀ Linv
+            L = Linv.T[np.ix_(J, J)]  # X⁻¹ = L Lᵀ with L lower-triangular
+            return DenseNoise(L, shape, like)
+        return TreeStream(self.readout, shape, like, steps)
+
+    # -- identity --------------------------------------------------------------------------------------------------
+
+    def cache_key(self) -> str:
+        return f"TreeAggregation:v1:readout={self.readout}:nodes=complete-dyadic"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TreeAggregation) and other.readout == self.readout
+
+    def __hash__(self) -> int:
+        return hash(("TreeAggregation", self.readout))
+
+
+class TreeStream:
+    r"""The tree's per-gradient noise ``a_t = b_t − b_{t−1}`` from one white draw per step, ``O(log t)`` memory
+    (module docstring): vanilla the binary counter, honaker the Honaker stack with ``g_t = √v_L · w_t``.
+
+    A node's value is created at its completion step; the stream holds only the chosen nodes of the current prefix
+    (the binary expansion of ``t``), so it cannot read a node before its subtree is complete.
+    """
+
+    def __init__(self, readout: str, shape: tuple[int, ...], like, steps: int):
+        self.readout = _check_online(readout)
+        self.xp = array_namespace(like)
+        self.shape = tuple(shape)
+        self.steps = check_int("steps", steps, 1)
+        self.t = 0
+        self.stack: list[tuple[int, object]] = []  # (level, value): raw node (vanilla) or estimate r' (honaker)
+
+    def __call__(self, z):
+        xp = self.xp
+        K = z.shape[0]
+        if self.t + K > self.steps:
+            raise ValueError(f"the stream holds {self.steps} steps; {self.t + K} were asked for")
+        out = []
+        for k in range(K):
+            L = _tz(self.t + 1)
+            popped = [self.stack.pop() for _ in range(L)]  # levels 0 … L−1: the left siblings of the new node
+            if self.readout == "vanilla":
+                new = z[k]
+                a = new
+                for _, v in popped:
+                    a = a - v
+            else:
+                new = math.sqrt((4.0 - 4.0**-L) / 3.0) * z[k]
+                a = 0.0
+                for lvl, v in popped:
+                    new = new + 2.0 ** (lvl - L) * v
+                    a = a - v / (2.0 - 2.0**-lvl)
+                a = a + new / (2.0 - 2.0**-L)
+            self.stack.append((L, new))
+            out.append(a)
+            self.t += 1
+        return xp.stack(out, axis=0) if out else xp.zeros((0, *self.shape), dtype=xp.float64)
+
+
+def remark32_loss(mechanism: TreeAggregation, n: int, participation: Participation | None = None) -> PrefixLoss:
+    r"""Seed 003's MaxLoss/RmsLoss of a tree with the sensitivity it uses for its TreeAgg baselines: **Remark 3.2's
+    lower bound** ``‖C u(π*)‖₂`` (errata 003 §2.3, C15), not the exact ``sens_Π`` (which :func:`prefix_loss` requires
+    and which is out of reach of enumeration at e.g. ``n = 2052, k = 6``). The bound is tight in every brute-force case
+    (errata 003 C9); the returned :class:`PrefixLoss` names it in its ``mechanism`` label."""
+    if not isinstance(mechanism, TreeAggregation):
+        raise ValueError(f"mechanism must be a TreeAggregation, got {type(mechanism).__name__}")
+    n = check_int("n", n, 1)
+    participation = _check_participation(participation)
+    e = mechanism.row_energies(1.0, n)
+    return PrefixLoss(
+        mechanism=f"{mechanism.name} [sensitivity: Remark 3.2 lower bound, as seed 003]",
+        n=n,
+        participation=participation,
+        participations=participation.participations(n),
+        sensitivity=mechanism.remark32_sensitivity(n, participation),
+        max_error=math.sqrt(float(np.max(e))),
+        rms_error=math.sqrt(float(np.mean(e))),
+    )
