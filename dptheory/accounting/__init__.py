@@ -9,6 +9,8 @@ r"""Privacy accounting shared by every paper of the toolkit.
 * :mod:`.dpsgd`: PLD, RDP, CLT, Monte-Carlo and fixed-batch replace-one accountants of DP-SGD, the
   ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
 * :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI;
+* :mod:`.conversions`: ρ-zCDP → (ε, δ) three ways (classic, improved on all orders or on seed 000's grid,
+  exact Gaussian) and their inverses, σ for an exact target (seed 000, errata 000 §2.11);
 * :mod:`.calibration`: the one calibration of any mechanism to ρ-zCDP at a horizon and participation
   (:func:`calibrate_noise`), used by ``F_inf``, ``simulate`` and ``F_inf_bound``.
 
@@ -34,5 +36,6 @@ _EXPORTS = {
     "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'accountant_epsilon', 'dp_accounting_module', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
     "montecarlo": ('DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
+    "conversions": ('CONVERSIONS', 'PAPER_ORDERS', 'epsilon_from_rho', 'rho_from_epsilon', 'sigma_for_epsilon'),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

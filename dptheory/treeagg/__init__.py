@@ -1,0 +1,30 @@
+r"""Seed 000, Kairouz, McMahan, Song, Thakkar, Thakurta, Xu, *Practical and Private (Deep) Learning without Sampling
+or Shuffling* (ICML 2021, appendix): DP-FTRL with binary-tree aggregation.
+
+The tree mechanism (prefix sums by tree aggregation, vanilla and Honaker read-outs) lives in the shared layer
+(``dptheory.mechanisms``); this package holds the paper's own content:
+
+* :mod:`.accounting` — the node counts and squared sensitivities of one pass, tree restarts (D.1) and no restart
+  (D.2, exact by a layer sweep and by the worst case over participation patterns), ρ, ε and σ, D.1's and C.3's
+  σ formulas (errata 000 §2.11, §3);
+* :mod:`.tables` — Tables 3–7 as printed, recomputed with the paper's formulas, and corrected (errata 000 §4).
+
+The ρ → ε conversions (classic, improved on all orders or on the paper's grid, exact Gaussian) are shared:
+:func:`dptheory.accounting.epsilon_from_rho`.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "accounting": (
+        "READOUTS", "DEPTH_VARIANTS", "NTR_VARIANTS", "SCHEMES", "tree_depth", "released_nodes",
+        "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq", "ntr_sensitivity_sq",
+        "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq", "tree_sensitivity_sq",
+        "tree_rho", "tree_epsilon", "tree_sigma", "d1_sigma", "d1_achieved_epsilon", "c3_sigma", "c3_achieved_epsilon",
+        "undercount_table",
+    ),
+}
+_SUBMODULES = ("accounting", "tables")
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)

@@ -1,0 +1,360 @@
+r"""Seed 000's privacy accounting of tree aggregation (App. B.2, C.3, D.1, D.2), exact and as printed.
+
+Normalisation (errata 000 §2.11, §2.6): σ is the noise multiplier, each tree node gets noise of standard
+deviation σ·L (σ·L/b with mini-batches of b, whose per-leaf sensitivity is L/b), so every squared sensitivity
+below is in units of the per-leaf sensitivity squared and **ρ = S²/(2σ²)**.
+
+The tree over N leaves (steps) has the dyadic nodes ``(k, j)``, covering leaves ``[j·2^k, (j + 1)·2^k)``
+(0-based), ``k = 0 … ⌈lg N⌉``. A node is *complete* when all its leaves are ≤ N. Which nodes are *released*
+depends on the read-out (``readout=``):
+
+* ``"vanilla"`` (B.1's GetSum): the complete nodes with ``j`` even (left children, and the root when N is a
+  power of two) — exactly the dyadic decomposition of every prefix [1, t];
+* ``"all"`` (the Honaker read-out GetSumReducedVariance, and TensorFlow Privacy's accountant): every complete node.
+
+Sensitivities (errata 000 §2.11, §3):
+
+* one pass: the most released nodes containing a leaf is ``⌊lg n⌋ + 1 = ⌈lg(n + 1)⌉`` for both read-outs
+  (:func:`tree_depth`); the paper's ``⌈lg n⌉`` (``variant="paper"``) is one short when n is a power of two
+  (errata 000 §2.11, §5 #11);
+* restarts (DP-FTRL-TR, D.1): a fresh tree per epoch, ``S² = Σ_e (⌊lg n_e⌋ + 1)`` (:func:`tr_sensitivity_sq`);
+* no restart (DP-FTRL-NTR, D.2): one tree over ``nE`` leaves, the example at leaves ``i, i + n, …`` (the same
+  order every epoch); ``S² = max_i Σ_released nodes c_node²``, ``c_node`` the number of the example's leaves in
+  the node, computed by a sweep over the levels (:func:`ntr_sensitivity_sq`), and over every participation
+  pattern with at most ``m`` participations ``min_separation`` apart (:func:`worst_case_sensitivity_sq`, the
+  quantity of TensorFlow Privacy's ``compute_rdp_single_tree``). D.2 prints ``E⌈lg(nE)⌉``
+  (``variant="paper"``), an under-count by up to ~40× (errata 000 §3, §5 #20, #21).
+
+σ formulas: D.1's ``σ = √(E k ln(1/δ))/ε`` delivers ``ε' = √2·ε + ε²/(2 ln(1/δ)) > ε`` under the classic
+conversion (:func:`d1_achieved_epsilon`); ``2√(E k ln(1/δ))/ε`` is the correction (valid for ε ≤ 2.34 ln(1/δ));
+C.3's ``σ = 2√k ln(1/δ)/ε`` (two trees, ρ = k/σ²) is valid (errata 000 §3, §5 #22, #23).
+
+>>> from dptheory.treeagg import accounting as ta
+>>> ta.tree_depth(1024), ta.tree_depth(1024, variant="paper")
+(11, 10)
+>>> ta.ntr_sensitivity_sq(100, epochs=100, readout="vanilla"), ta.ntr_sensitivity_sq(100, epochs=100, variant="paper")
+(10784, 1400)
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validation import check_in_interval, check_int, check_positive_int
+from ..accounting.conversions import epsilon_from_rho, sigma_for_epsilon
+
+__all__ = [
+    "READOUTS", "DEPTH_VARIANTS", "NTR_VARIANTS", "SCHEMES",
+    "tree_depth", "released_nodes", "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq",
+    "ntr_sensitivity_sq", "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq",
+    "tree_sensitivity_sq", "tree_rho", "tree_epsilon", "tree_sigma",
+    "d1_sigma", "d1_achieved_epsilon", "c3_sigma", "c3_achieved_epsilon", "undercount_table",
+]
+
+#: ``readout=``: which nodes are released (module docstring).
+READOUTS = ("vanilla", "all")
+#: ``variant=`` of the one-pass node count: ``"exact"`` ⌊lg n⌋ + 1, ``"paper"`` ⌈lg n⌉, ``"path"`` ⌈lg n⌉ + 1.
+DEPTH_VARIANTS = ("exact", "paper", "path")
+#: ``variant=`` of the no-restart sensitivity: ``"exact"`` (sweep), ``"paper"`` E⌈lg nE⌉ (D.2),
+#: ``"upper"`` E²(⌊lg nE⌋ + 1) (a valid simple bound).
+NTR_VARIANTS = ("exact", "paper", "upper")
+#: ``scheme=``: one pass, restart every epoch (D.1), no restart (D.2).
+SCHEMES = ("single", "restart", "no_restart")
+
+
+def _check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def _check_n(name: str, n) -> int:
+    return check_positive_int(name, n)
+
+
+# -- node counts --------------------------------------------------------------------------------------------------
+
+
+def tree_depth(n, *, variant: str = "exact") -> int:
+    """Released nodes one example touches in one pass over ``n`` steps (errata 000 §2.11, §5 #11).
+
+    ``"exact"``: ``⌊lg n⌋ + 1`` (TensorFlow Privacy's ``floor(log2(n)) + 1``, dp_accounting's
+    ``ceil(log2(n + 1))``); ``"paper"``: B.2's ``⌈lg n⌉`` (0 at n = 1, one short at powers of two);
+    ``"path"``: ``⌈lg n⌉ + 1``, all nodes on a root-to-leaf path (released or not).
+    """
+    n = _check_n("n", n)
+    variant = _check_choice("variant", variant, DEPTH_VARIANTS)
+    if variant == "exact":
+        return n.bit_length()
+    ceil_lg = (n - 1).bit_length()
+    return ceil_lg if variant == "paper" else ceil_lg + 1
+
+
+def released_nodes(n_leaves, *, readout: str = "vanilla") -> list[tuple[int, int]]:
+    """The released nodes ``(k, j)`` (leaves ``[j·2^k, (j + 1)·2^k)``, 0-based) of a tree over ``n_leaves`` steps."""
+    N = _check_n("n_leaves", n_leaves)
+    readout = _check_choice("readout", readout, READOUTS)
+    return [(k, j) for k in range(N.bit_length()) for j in range(N >> k) if readout == "all" or j % 2 == 0]
+
+
+def _released(j: np.ndarray, k: int, N: int, readout: str) -> np.ndarray:
+    complete = (j + 1) << k <= N
+    return complete if readout == "all" else complete & (j % 2 == 0)
+
+
+def pattern_sensitivity_sq(leaves, *, n_leaves, readout: str = "vanilla") -> int:
+    """``Σ_released nodes c_node²`` for one example at the given 0-based ``leaves`` of a tree over ``n_leaves``."""
+    N = _check_n("n_leaves", n_leaves)
+    readout = _check_choice("readout", readout, READOUTS)
+    pos = np.asarray(sorted(int(x) for x in leaves), dtype=np.int64)
+    if pos.size and (pos[0] < 0 or pos[-1] >= N or np.any(np.diff(pos) == 0)):
+        raise ValueError(f"leaves must be distinct integers in [0, {N - 1}], got {list(pos)!r:.80}")
+    total = 0
+    for k in range(N.bit_length()):
+        j, c = np.unique(pos >> k, return_counts=True)
+        total += int(np.sum(c[_released(j, k, N, readout)] ** 2))
+    return total
+
+
+def ntr_per_example_sq(n, *, epochs, readout: str = "vanilla") -> np.ndarray:
+    """``Σ_released nodes c_node²`` for each example ``i = 0 … n − 1`` of DP-FTRL-NTR: leaves ``i + e·n``,
+    ``e < epochs``, of one tree over ``n·epochs`` leaves (the same order every epoch; errata 000 §2.7, §2.11).
+
+    The layer sweep: at level k the example's leaves fall into nodes ``(i + e n) >> k``, non-decreasing in e, so
+    ``c²`` summed over a run of equal nodes is ``Σ_e (2·(rank of e in its run) + 1)``; O(n·E·lg(nE)).
+    """
+    n = _check_n("n", n)
+    E = _check_n("epochs", epochs)
+    readout = _check_choice("readout", readout, READOUTS)
+    N = n * E
+    leaves = np.arange(n, dtype=np.int64)[:, None] + n * np.arange(E, dtype=np.int64)[None, :]
+    out = np.zeros(n, dtype=np.int64)
+    idx = np.arange(E)
+    for k in range(N.bit_length()):
+        j = leaves >> k
+        start = np.ones_like(j, dtype=bool)
+        start[:, 1:] = j[:, 1:] != j[:, :-1]
+        run_start = np.maximum.accumulate(np.where(start, idx, 0), axis=1)
+        weight = 2 * (idx - run_start) + 1
+        out += np.sum(np.where(_released(j, k, N, readout), weight, 0), axis=1)
+    return out
+
+
+def single_pass_sensitivity_sq(n, *, readout: str = "vanilla") -> int:
+    """The most released nodes containing one leaf of a tree over ``n`` steps, by the layer sweep (= ⌊lg n⌋ + 1)."""
+    return int(ntr_per_example_sq(n, epochs=1, readout=readout).max())
+
+
+def tr_sensitivity_sq(steps, *, epochs: int | None = None, variant: str = "exact") -> int:
+    """DP-FTRL-TR (D.1): ``Σ_e tree_depth(n_e)`` over the trees; ``steps`` is one count per tree, or one count
+    repeated ``epochs`` times (errata 000 §2.11)."""
+    if isinstance(steps, (int, np.integer)):
+        steps = [steps] * _check_n("epochs", 1 if epochs is None else epochs)
+    elif epochs is not None:
+        raise ValueError(f"epochs applies to a single steps count, got steps={steps!r:.40} and epochs={epochs!r}")
+    steps = list(steps)
+    if not steps:
+        raise ValueError("steps must be a positive integer or a non-empty sequence of them, got []")
+    return sum(tree_depth(s, variant=variant) for s in steps)
+
+
+def ntr_sensitivity_sq(n, *, epochs, readout: str = "vanilla", variant: str = "exact") -> int:
+    """DP-FTRL-NTR (D.2) squared sensitivity over ``n`` steps per epoch and ``epochs`` epochs.
+
+    ``"exact"``: ``max_i`` of :func:`ntr_per_example_sq`; ``"paper"``: D.2's ``E⌈lg(nE)⌉`` (wrong, errata 000 §3);
+    ``"upper"``: ``E²(⌊lg nE⌋ + 1)`` (valid: ``Σc² ≤ max c · Σc``).
+    """
+    n = _check_n("n", n)
+    E = _check_n("epochs", epochs)
+    variant = _check_choice("variant", variant, NTR_VARIANTS)
+    readout = _check_choice("readout", readout, READOUTS)
+    if variant == "paper":
+        return E * tree_depth(n * E, variant="paper")
+    if variant == "upper":
+        return E * E * tree_depth(n * E)
+    return int(ntr_per_example_sq(n, epochs=E, readout=readout).max())
+
+
+# -- worst case over participation patterns -----------------------------------------------------------------------
+
+
+def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
+    """``max Σ_released nodes c_node²`` over every pattern of at most ``max_participations`` leaves among ``steps``,
+    consecutive ones at least ``min_separation`` leaves apart (``min_separation = y − x − 1`` for leaves x < y):
+    the quantity of TensorFlow Privacy's ``compute_rdp_single_tree`` (D.2's corrected accounting, errata 000 §2.11).
+
+    A dynamic programme over the dyadic subtrees: for a subtree, ``G[m, s, t]`` is the best sum inside it with
+    exactly ``m`` participations, the first at offset ≥ s from its left end and the last at offset ≥ t from its
+    right end (``s, t ≤ min_separation``); children combine with ``t_left + s_right ≥ min_separation``.
+    Cost ``O(lg(steps)·m²·min_separation³)``: meant for small cases; :func:`ntr_sensitivity_sq` sweeps the fixed
+    order at any size.
+    """
+    N = _check_n("steps", steps)
+    M = _check_n("max_participations", max_participations)
+    sep = check_int("min_separation", min_separation, 0)
+    readout = _check_choice("readout", readout, READOUTS)
+    M = min(M, (N - 1) // (sep + 1) + 1)  # the most that fit
+    H = (N - 1).bit_length()
+    S = sep + 1
+    neg = -np.inf
+
+    @functools.lru_cache(maxsize=None)
+    def table(k: int, j: int, full: bool) -> np.ndarray:
+        # full subtrees of one level and one parity are identical: key (k, parity, True); partial ones by (k, j)
+        size = 1 << k
+        if full:
+            own = 1.0 if (readout == "all" or j % 2 == 0) else 0.0
+        else:
+            own = 1.0 if ((j + 1) << k <= N and (readout == "all" or j % 2 == 0)) else 0.0
+        G = np.full((M + 1, S, S), neg)
+        G[0] = 0.0
+        if k == 0:
+            if j < N:
+                G[1, 0, 0] = own
+            return G
+        half = size >> 1
+        lj, rj = 2 * j, 2 * j + 1
+        left = _child(k - 1, lj)
+        right = _child(k - 1, rj)
+        s_idx = np.arange(S)
+        for m in range(1, M + 1):
+            best = np.full((S, S), neg)
+            # all m in the right child: its first is at offset >= half from our left end
+            best = np.maximum(best, right[m][np.maximum(s_idx - half, 0)])
+            # all m in the left child
+            best = np.maximum(best, left[m][:, np.maximum(s_idx - half, 0)])
+            for m1 in range(1, m):
+                L = left[m1]        # [s, t1]
+                R = right[m - m1]   # [s2, t]
+                # t1 = sep - s2 (the least constraint that keeps the gap), s2 = 0..sep
+                Lc = L[:, sep - s_idx]              # [s, s2]
+                cand = np.max(Lc[:, :, None] + R[None, :, :], axis=1)
+                best = np.maximum(best, cand)
+            G[m] = best + own * m * m
+        return G
+
+    def _child(k: int, j: int) -> np.ndarray:
+        full = (j + 1) << k <= N
+        return table(k, j % 2, True) if full else table(k, j, False)
+
+    root = _child(H, 0)
+    return int(round(max(float(np.max(root[m, 0, 0])) for m in range(1, M + 1))))
+
+
+def brute_force_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
+    """:func:`worst_case_sensitivity_sq` by enumerating every pattern (tiny cases; the tests' independent route)."""
+    N = _check_n("steps", steps)
+    M = _check_n("max_participations", max_participations)
+    sep = check_int("min_separation", min_separation, 0)
+    best = 0
+    for m in range(1, M + 1):
+        for pos in itertools.combinations(range(N), m):
+            if all(b - a > sep for a, b in zip(pos, pos[1:])):
+                best = max(best, pattern_sensitivity_sq(pos, n_leaves=N, readout=readout))
+    return best
+
+
+# -- ρ, ε and σ -----------------------------------------------------------------------------------------------------
+
+
+def tree_sensitivity_sq(n, *, epochs=1, scheme: str = "single", readout: str = "vanilla", variant: str = "exact") -> int:
+    """S² of a scheme: ``"single"`` (one pass, B.2), ``"restart"`` (D.1), ``"no_restart"`` (D.2).
+
+    ``variant="paper"`` gives the paper's count (⌈lg n⌉, E⌈lg n⌉, E⌈lg nE⌉); ``"upper"`` exists for
+    ``"no_restart"`` only. ``readout`` matters for ``"no_restart"`` only (one pass: both give ⌊lg n⌋ + 1).
+    """
+    scheme = _check_choice("scheme", scheme, SCHEMES)
+    n = _check_n("n", n)
+    E = _check_n("epochs", epochs)
+    if scheme == "single":
+        if E != 1:
+            raise ValueError(f"epochs must be 1 for scheme='single', got {epochs!r}")
+        return tree_depth(n, variant=_check_choice("variant", variant, ("exact", "paper")))
+    if scheme == "restart":
+        return tr_sensitivity_sq(n, epochs=E, variant=_check_choice("variant", variant, ("exact", "paper")))
+    return ntr_sensitivity_sq(n, epochs=E, readout=readout, variant=variant)
+
+
+def tree_rho(sigma, *, n, epochs=1, scheme: str = "single", readout: str = "vanilla", variant: str = "exact") -> float:
+    """ρ-zCDP of tree aggregation with noise multiplier σ: ``ρ = S²/(2σ²)`` (errata 000 §2.11)."""
+    sigma = check_in_interval("sigma", sigma, 0.0, math.inf)
+    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    return s2 / (2.0 * sigma * sigma)
+
+
+def tree_epsilon(sigma, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
+                 variant: str = "exact", conversion: str = "exact", orders=None) -> float:
+    """ε at δ of :func:`tree_rho` through :func:`~dptheory.accounting.epsilon_from_rho` (``conversion`` and
+    ``orders`` as there; the default ``"exact"`` is the Gaussian curve with ``μ = S/σ``)."""
+    rho = tree_rho(sigma, n=n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    return epsilon_from_rho(rho, delta=delta, conversion=conversion, orders=orders)
+
+
+def tree_sigma(epsilon, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
+               variant: str = "exact", conversion: str = "exact", orders=None) -> float:
+    """The smallest σ meeting ``(ε, δ)`` exactly (root finding through
+    :func:`~dptheory.accounting.conversions.sigma_for_epsilon`); errata 000 §5 #24."""
+    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    return sigma_for_epsilon(epsilon, delta=delta, sensitivity_sq=s2, conversion=conversion, orders=orders)
+
+
+def _log_inv_delta(delta) -> float:
+    return -math.log(check_in_interval("delta", delta, 0.0, 1.0))
+
+
+def d1_sigma(epsilon, *, n, delta, epochs=1, variant: str = "paper") -> float:
+    """D.1 (and Thm 3.1 at E = 1): ``"paper"`` ``σ = √(E⌈lg n⌉ ln(1/δ))/ε`` as printed (the L² dropped: σ is a
+    noise multiplier); ``"corrected"`` ``σ = 2√(E(⌊lg n⌋ + 1) ln(1/δ))/ε`` (errata 000 §3)."""
+    epsilon = check_in_interval("epsilon", epsilon, 0.0, math.inf)
+    variant = _check_choice("variant", variant, ("paper", "corrected"))
+    E = _check_n("epochs", epochs)
+    k = tree_depth(n, variant="paper" if variant == "paper" else "exact")
+    return (1.0 if variant == "paper" else 2.0) * math.sqrt(E * k * _log_inv_delta(delta)) / epsilon
+
+
+def d1_achieved_epsilon(epsilon, *, n, delta, epochs=1, variant: str = "paper", count: str = "paper",
+                        conversion: str = "classic") -> float:
+    """The ε that D.1's σ (:func:`d1_sigma`, ``variant``) actually gives for a target ``epsilon``, with the TR
+    sensitivity counted as ``count`` (``"paper"``: the σ-formula's own ⌈lg n⌉, so that only the formula is
+    tested; ``"exact"``: ⌊lg n⌋ + 1). Paper σ, paper count, classic: exactly ``√2·ε + ε²/(2 ln(1/δ))``
+    (errata 000 §5 #22)."""
+    sigma = d1_sigma(epsilon, n=n, delta=delta, epochs=epochs, variant=variant)
+    rho = tree_rho(sigma, n=n, epochs=epochs, scheme="restart", variant=count)
+    return epsilon_from_rho(rho, delta=delta, conversion=conversion)
+
+
+def c3_sigma(epsilon, *, n, delta, variant: str = "paper") -> float:
+    """C.3 (least squares, two trees): ``σ = 2√k ln(1/δ)/ε`` with ``k = ⌈lg n⌉`` (``"paper"``) or ⌊lg n⌋ + 1."""
+    epsilon = check_in_interval("epsilon", epsilon, 0.0, math.inf)
+    variant = _check_choice("variant", variant, ("paper", "corrected"))
+    k = tree_depth(n, variant="paper" if variant == "paper" else "exact")
+    return 2.0 * math.sqrt(k) * _log_inv_delta(delta) / epsilon
+
+
+def c3_achieved_epsilon(epsilon, *, n, delta, variant: str = "paper", count: str = "paper",
+                        conversion: str = "classic") -> float:
+    """The ε that C.3's σ gives: two trees, ``ρ = k/σ²`` (errata 000 §5 #23; valid, conservative)."""
+    sigma = c3_sigma(epsilon, n=n, delta=delta, variant=variant)
+    rho = tree_depth(n, variant=count) / sigma**2
+    return epsilon_from_rho(rho, delta=delta, conversion=conversion)
+
+
+def undercount_table(cases: Sequence[tuple[int, int]] = ((4, 2), (8, 4), (240, 20), (60, 80), (100, 100), (25, 400))
+                     ) -> list[dict]:
+    """D.2's under-count (errata 000 §3): per ``(n, E)`` the printed ``E⌈lg nE⌉``, the exact NTR S² for both
+    read-outs, TR's ``E(⌊lg n⌋ + 1)``, the bound ``E²(⌊lg nE⌋ + 1)`` and the ratios exact / printed."""
+    rows = []
+    for n, E in cases:
+        printed = ntr_sensitivity_sq(n, epochs=E, variant="paper")
+        vanilla = ntr_sensitivity_sq(n, epochs=E, readout="vanilla")
+        all_ = ntr_sensitivity_sq(n, epochs=E, readout="all")
+        rows.append({"n": n, "epochs": E, "printed": printed, "vanilla": vanilla, "all": all_,
+                     "restart": tr_sensitivity_sq(n, epochs=E), "upper": ntr_sensitivity_sq(n, epochs=E, variant="upper"),
+                     "ratio_vanilla": vanilla / printed, "ratio_all": all_ / printed})
+    return rows
+
