@@ -235,3 +235,22 @@ def test_table7_inferred_epochs_claim_16():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- cross-check against the tree mechanism (dptheory.mechanisms.tree) -------------------------------------------
+
+
+@pytest.mark.parametrize("n, E", [(4, 2), (3, 3), (5, 4), (8, 4), (7, 3), (16, 2)])
+def test_sweep_against_tree_mechanism_strategy_matrix(n, E):
+    """Σ_nodes c_node² of the fixed-order pattern is ‖C u‖² for C the mechanism's strategy (one row per released
+    node, vanilla or all complete nodes = Honaker) and u the pattern's indicator."""
+    from dptheory.mechanisms.tree import TreeAggregation
+
+    for ours, theirs in (("vanilla", "vanilla"), ("all", "honaker")):
+        C = TreeAggregation(readout=theirs).strategy_matrix(n * E)
+        per = ta.ntr_per_example_sq(n, epochs=E, readout=ours)
+        for i in range(n):
+            u = np.zeros(n * E)
+            u[i::n] = 1.0
+            assert per[i] == pytest.approx(float(np.sum((C @ u) ** 2)), abs=1e-9)
+    assert ta.tree_depth(n * E) == ta.single_pass_sensitivity_sq(n * E)
