@@ -254,7 +254,30 @@ class TreeAggregation(Mechanism):
     def _full_noising(self, n: int) -> np.ndarray:
         """``N = C⁺ = (CᵀC)⁻¹Cᵀ`` (``C`` has full column rank: it contains every leaf)."""
         C = self._cached("C", n, self._build_strategy)
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(C.T @ C), C.T)
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._cached("X", n, self._build_gram)), C.T)
+
+    def gram_matrix(self, n: int) -> np.ndarray:
+        """``CᵀC`` (``n × n``): entry ``(i, j)`` counts the released nodes containing both leaves, built block by block
+        (``O(n²)``, no ``m × n`` product)."""
+        n = check_int("n", n, 1)
+        return self._cached("X", n, self._build_gram).copy()
+
+    def _build_gram(self, n: int) -> np.ndarray:
+        X = np.zeros((n, n))
+        for lvl, j, _ in self.nodes(n):
+            X[j << lvl:(j + 1) << lvl, j << lvl:(j + 1) << lvl] += 1.0
+        return X
+
+    def _full_energies(self, n: int) -> np.ndarray:
+        """``‖e_tᵀ A C⁺‖² = (A (CᵀC)⁻¹ Aᵀ)_{tt}``: the 2-D prefix sums of ``(CᵀC)⁻¹`` on the diagonal (LAPACK
+        ``potrf``/``potri``, ``O(n³/3)``, without forming the ``n × m`` decoder)."""
+        factor, info = scipy.linalg.lapack.dpotrf(self._cached("X", n, self._build_gram), lower=True)
+        if info == 0:
+            inv, info = scipy.linalg.lapack.dpotri(factor, lower=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"C^T C is not positive definite at n = {n} (LAPACK info {info})")
+        inv = np.tril(inv) + np.tril(inv, -1).T
+        return np.diagonal(np.cumsum(np.cumsum(inv, axis=0), axis=1)).copy()
 
     def noising_matrix(self, n: int) -> np.ndarray:
         """``N = A⁻¹B`` (``n × m``): the noise of gradient ``t`` is ``(N z)_t = (B z)_t − (B z)_{t−1}``."""
@@ -305,13 +328,16 @@ class TreeAggregation(Mechanism):
 
     def row_energies(self, q, n: int) -> np.ndarray:
         r"""``‖e_tᵀ F_q N‖²`` (base class): at ``q = 1`` the prefix variances, in closed form for vanilla
-        (``popcount(t+1)``) and honaker (``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``) in ``O(n log n)``; otherwise the dense
-        route on the ``n × m`` noising matrix."""
-        if np.ndim(q) == 0 and self.readout != "full":
+        (``popcount(t+1)``) and honaker (``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``) in ``O(n log n)``, for full from
+        ``(CᵀC)⁻¹`` in ``O(n³/3)``; otherwise the dense route on the ``n × m`` noising matrix."""
+        if np.ndim(q) == 0:
             try:
                 one = float(q) == 1.0
             except (TypeError, ValueError):
                 one = False
+            if one and self.readout == "full":
+                n = check_int("n", n, 1)
+                return self._cached("E1", n, self._full_energies).copy()
             if one:
                 n = check_int("n", n, 1)
                 t = np.arange(1, n + 1)
@@ -330,8 +356,7 @@ class TreeAggregation(Mechanism):
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         steps = check_int("steps", steps, 1)
         if self.readout == "full":
-            C = self._cached("C", steps, self._build_strategy)
-            X = C.T @ C
+            X = self._cached("X", steps, self._build_gram)
             # (CᵀC)⁻¹ = L Lᵀ with L lower: from the Cholesky factor of the reversed matrix (U Uᵀ, U upper ↔ L lower)
             J = np.arange(steps)[::-1]
             R = np.linalg.cholesky(X[np.ix_(J, J)])  # X_rev = R Rᵀ, R lower
