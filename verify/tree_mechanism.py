@@ -109,7 +109,7 @@ def _exact_claims() -> list[Claim]:
     for n in (16, 64):
         for mech in (vanilla, honaker, full):
             err = float(np.max(np.abs(mech.decoder_matrix(n) @ mech.strategy_matrix(n) - np.tril(np.ones((n, n))))))
-            claims.append(Claim(f"seed000.tree.factorisation.{mech.readout}.n{n}", S000, "errata 000 §5 #5, §2.10",
+            claims.append(Claim(f"seed000.tree.factorisation.{mech.readout}.n{n}", S000, "errata 000 §5 #5",
                                 f"B·C = A for the {mech.readout} read-out at n = {n} (largest entry of |B C − A|)",
                                 0.0, err, bounds=(0.0, EXACT), tolerance_why="exact 0/1 and dyadic weights"))
     # #6, #7: totals for n = 2^k
