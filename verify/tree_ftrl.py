@@ -218,6 +218,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                  label=r"MC $P(\max_t |b_t| > \sqrt{\lceil \lg n\rceil \ln(n/\beta)})$")
     ax2.axhline(0.05, color="C3", ls="--", label=r"$\beta = 0.05$")
     ax2.set(xscale="log", xlabel="n", ylabel="failure probability", title="C.1 step (i) at p = 1 (vanilla tree)")
+    ax2.set_xticks(cn, [str(n) for n in cn])
+    ax2.minorticks_off()
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3)
     fig.suptitle("Seed 000 Thm C.1: corrected bound vs DP-FTRL, and the concentration step", fontsize=11)
