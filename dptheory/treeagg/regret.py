@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from array_api_compat import array_namespace
 
-from .._validation import VARIANTS, check_in_interval, check_int, check_variant
+from .._validation import check_in_interval, check_int, check_variant
 from ..backend import get_backend
 from ..mechanisms.tree import TreeStream
 from ..stats import Estimate
@@ -234,4 +234,4 @@ def logistic_regret(n: int, p: int = 10, sigma: float = 2.0, *, seeds: int = 16,
                      c1_r_star(n, p, sigma, beta, theta_norm, clip=clip),
                      c1_r_star(n, p, sigma, beta, theta_norm, clip=clip, variant="paper"),
                      dict(seeds=seeds, theta_norm=theta_norm, clip=clip, readout=readout, seed=seed,
-                          backend=bk.name, variants=VARIANTS))
+                          backend=bk.name))
