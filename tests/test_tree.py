@@ -100,13 +100,13 @@ def test_single_participation_sensitivity_is_floor_lg_n_plus_one(readout, n):
     mech = TreeAggregation(readout)
     assert mech.sensitivity(n) ** 2 == pytest.approx(tree_depth(n))
     assert dense_sensitivity(mech.strategy_matrix(n)) == pytest.approx(math.sqrt(tree_depth(n)), rel=1e-15)
-    assert tree_depth(n, "paper") == tree_depth(n) - (1 if n & (n - 1) == 0 else 0)
+    assert tree_depth(n, variant="paper") == tree_depth(n) - (1 if n & (n - 1) == 0 else 0)
 
 
 def test_tree_depth_conventions():
     assert [tree_depth(n) for n in (1, 1000, 1024, 1600)] == [1, 10, 11, 11]
-    assert [tree_depth(n, "paper") for n in (1, 1000, 1024, 1600)] == [0, 10, 10, 11]
-    assert [tree_depth(n, "path") for n in (1, 1000, 1024)] == [1, 11, 11]
+    assert [tree_depth(n, variant="paper") for n in (1, 1000, 1024, 1600)] == [0, 10, 10, 11]
+    assert [tree_depth(n, variant="path") for n in (1, 1000, 1024)] == [1, 11, 11]
 
 
 def _c9_cases():
@@ -233,8 +233,8 @@ def test_bad_inputs_name_the_parameter():
         prefix_variance(0)
     with pytest.raises(ValueError, match="readout"):
         prefix_variance(3, "full")
-    with pytest.raises(ValueError, match="convention"):
-        tree_depth(8, "ceil")
+    with pytest.raises(ValueError, match="variant must be one of"):
+        tree_depth(8, variant="ceil")
 
 
 def test_identity_and_repr():

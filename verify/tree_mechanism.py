@@ -168,7 +168,7 @@ def _exact_claims() -> list[Claim]:
                                 f"the most released {mech.readout} nodes containing one leaf at n = {n} is ⌊lg n⌋ + 1 = {depth}"
                                 + (" (dense: largest column norm² of C)" if n <= 256 else ""),
                                 depth, sens2, rtol=EXACT, tolerance_why="exact integers"))
-    short = [n for n in DEPTHS if tree_depth(n, "paper") != DEPTHS[n]]
+    short = [n for n in DEPTHS if tree_depth(n, variant="paper") != DEPTHS[n]]
     claims.append(Claim("seed000.tree.sensitivity.paper_count_short", S000, "Thm 3.1; errata 000 §3, §5 #11",
                         f"the printed ⌈lg n⌉ is one short exactly at the powers of two among the tested n ({short})",
                         float(sum(n & (n - 1) == 0 for n in DEPTHS)), float(len(short)), rtol=0.0,

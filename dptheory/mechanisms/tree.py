@@ -72,7 +72,8 @@ __all__ = [
 
 #: The read-outs offered by :class:`TreeAggregation`.
 READOUTS = ("vanilla", "honaker", "full")
-_CONVENTIONS = ("exact", "paper", "path")
+#: ``variant=`` of :func:`tree_depth`.
+_DEPTH_VARIANTS = ("exact", "paper", "path")
 
 
 def _check_readout(readout) -> str:
@@ -87,19 +88,20 @@ def _tz(x: int) -> int:
     return (x & -x).bit_length() - 1
 
 
-def tree_depth(n: int, convention: str = "exact") -> int:
+def tree_depth(n: int, *, variant: str = "exact") -> int:
     r"""The number of released nodes one example touches in a one-pass tree over ``n`` steps.
 
-    ``"exact"``: ``⌊lg n⌋ + 1 = ⌈lg(n + 1)⌉`` (errata 000 §2.11, §5 #11; TF-Privacy's ``floor(log2(steps)) + 1``);
-    ``"paper"``: the printed ``⌈lg n⌉`` of seed 000 Thm 3.1 / B.2 / D.1, one short at powers of two (``n = 1 → 0``,
-    ``n = 1024 → 10``), kept for reproducing the paper's accounting (errata 000 §3); ``"path"``: ``⌈lg n⌉ + 1``, the
-    nodes on a root-to-leaf path of the ``2^{⌈lg n⌉}``-leaf heap (the top one is released only at powers of two).
+    ``"exact"``: ``⌊lg n⌋ + 1 = ⌈lg(n + 1)⌉`` (errata 000 §2.11, §5 #11; TF-Privacy's ``floor(log2(steps)) + 1``,
+    dp_accounting's ``ceil(log2(n + 1))``); ``"paper"``: the printed ``⌈lg n⌉`` of seed 000 Thm 3.1 / B.2 / D.1, one
+    short at powers of two (``n = 1 → 0``, ``n = 1024 → 10``), kept for reproducing the paper's accounting (errata 000
+    §3); ``"path"``: ``⌈lg n⌉ + 1``, the nodes on a root-to-leaf path of the ``2^{⌈lg n⌉}``-leaf heap (the top one is
+    released only at powers of two).
     """
     n = check_int("n", n, 1)
-    if convention not in _CONVENTIONS:
-        raise ValueError(f"convention must be one of {_CONVENTIONS}, got {convention!r}")
+    if variant not in _DEPTH_VARIANTS:
+        raise ValueError(f"variant must be one of {_DEPTH_VARIANTS}, got {variant!r}")
     ceil_lg = (n - 1).bit_length()
-    return {"exact": n.bit_length(), "paper": ceil_lg, "path": ceil_lg + 1}[convention]
+    return {"exact": n.bit_length(), "paper": ceil_lg, "path": ceil_lg + 1}[variant]
 
 
 def tree_nodes(n: int, readout: str = "honaker") -> np.ndarray:
@@ -308,7 +310,7 @@ class TreeAggregation(Mechanism):
         n = check_int("n", n, 1)
         participation = _check_participation(participation)
         if participation.participations(n) == 1:
-            return math.sqrt(tree_depth(n, "exact"))
+            return math.sqrt(tree_depth(n))
         return dense_sensitivity(self._cached("C", n, self._build_strategy), participation)
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:

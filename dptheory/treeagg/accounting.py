@@ -47,9 +47,10 @@ import numpy as np
 
 from .._validation import check_in_interval, check_int, check_positive_int
 from ..accounting.conversions import epsilon_from_rho, sigma_for_epsilon
+from ..mechanisms.tree import tree_depth  # the one definition of the node count (errata 000 §2.11)
 
 __all__ = [
-    "READOUTS", "DEPTH_VARIANTS", "NTR_VARIANTS", "SCHEMES",
+    "READOUTS", "NTR_VARIANTS", "SCHEMES",
     "tree_depth", "released_nodes", "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq",
     "ntr_sensitivity_sq", "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq",
     "tree_sensitivity_sq", "tree_rho", "tree_epsilon", "tree_sigma",
@@ -59,7 +60,6 @@ __all__ = [
 #: ``readout=``: which nodes are released (module docstring).
 READOUTS = ("vanilla", "all")
 #: ``variant=`` of the one-pass node count: ``"exact"`` ⌊lg n⌋ + 1, ``"paper"`` ⌈lg n⌉, ``"path"`` ⌈lg n⌉ + 1.
-DEPTH_VARIANTS = ("exact", "paper", "path")
 #: ``variant=`` of the no-restart sensitivity: ``"exact"`` (sweep), ``"paper"`` E⌈lg nE⌉ (D.2),
 #: ``"upper"`` E²(⌊lg nE⌋ + 1) (a valid simple bound).
 NTR_VARIANTS = ("exact", "paper", "upper")
@@ -78,21 +78,6 @@ def _check_n(name: str, n) -> int:
 
 
 # -- node counts --------------------------------------------------------------------------------------------------
-
-
-def tree_depth(n, *, variant: str = "exact") -> int:
-    """Released nodes one example touches in one pass over ``n`` steps (errata 000 §2.11, §5 #11).
-
-    ``"exact"``: ``⌊lg n⌋ + 1`` (TensorFlow Privacy's ``floor(log2(n)) + 1``, dp_accounting's
-    ``ceil(log2(n + 1))``); ``"paper"``: B.2's ``⌈lg n⌉`` (0 at n = 1, one short at powers of two);
-    ``"path"``: ``⌈lg n⌉ + 1``, all nodes on a root-to-leaf path (released or not).
-    """
-    n = _check_n("n", n)
-    variant = _check_choice("variant", variant, DEPTH_VARIANTS)
-    if variant == "exact":
-        return n.bit_length()
-    ceil_lg = (n - 1).bit_length()
-    return ceil_lg if variant == "paper" else ceil_lg + 1
 
 
 def released_nodes(n_leaves, *, readout: str = "vanilla") -> list[tuple[int, int]]:
