@@ -47,7 +47,7 @@ import numpy as np
 
 from .._validation import check_in_interval, check_int, check_positive_int
 from ..accounting.conversions import epsilon_from_rho, sigma_for_epsilon
-from ..mechanisms.tree import tree_depth  # the one definition of the node count (errata 000 §2.11)
+from ..mechanisms.tree import tree_depth, tree_nodes  # the one definition of the tree (errata 000 §2.11)
 
 __all__ = [
     "READOUTS", "NTR_VARIANTS", "SCHEMES",
@@ -59,7 +59,6 @@ __all__ = [
 
 #: ``readout=``: which nodes are released (module docstring).
 READOUTS = ("vanilla", "all")
-#: ``variant=`` of the one-pass node count: ``"exact"`` ⌊lg n⌋ + 1, ``"paper"`` ⌈lg n⌉, ``"path"`` ⌈lg n⌉ + 1.
 #: ``variant=`` of the no-restart sensitivity: ``"exact"`` (sweep), ``"paper"`` E⌈lg nE⌉ (D.2),
 #: ``"upper"`` E²(⌊lg nE⌋ + 1) (a valid simple bound).
 NTR_VARIANTS = ("exact", "paper", "upper")
@@ -84,7 +83,8 @@ def released_nodes(n_leaves, *, readout: str = "vanilla") -> list[tuple[int, int
     """The released nodes ``(k, j)`` (leaves ``[j·2^k, (j + 1)·2^k)``, 0-based) of a tree over ``n_leaves`` steps."""
     N = _check_n("n_leaves", n_leaves)
     readout = _check_choice("readout", readout, READOUTS)
-    return [(k, j) for k in range(N.bit_length()) for j in range(N >> k) if readout == "all" or j % 2 == 0]
+    nodes = tree_nodes(N, "vanilla" if readout == "vanilla" else "honaker")  # "all": every complete node
+    return sorted((int(level), int(j)) for level, j, _ in nodes)
 
 
 def _released(j: np.ndarray, k: int, N: int, readout: str) -> np.ndarray:
