@@ -19,12 +19,12 @@ from dptheory.claims import write_report  # noqa: E402
 
 from . import (  # noqa: E402
     analytic_core, blt_figures, blt_learning, blt_paper, figure1, figure2, figure3, isrl_calibration, isrl_rates, isrl_simulation,
-    proactive_tables, proactive_tightness, proactive_utility, tree_accounting, tree_ftrl, tree_mechanism,
+    proactive_tables, proactive_tightness, proactive_utility, tree_accounting, tree_experiment, tree_ftrl, tree_mechanism,
 )
 
 SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive_tightness, proactive_utility,
            isrl_rates, isrl_calibration, isrl_simulation, blt_paper, blt_figures, blt_learning,
-           tree_accounting, tree_mechanism, tree_ftrl)
+           tree_accounting, tree_mechanism, tree_ftrl, tree_experiment)
 
 
 def main(argv=None, executor=None) -> int:

@@ -37,6 +37,10 @@ _EXPORTS = {
         "c1_noise_radius", "c1_bound", "c1_lambda_star", "c1_r_star", "concentration_failure", "logistic_data",
         "hindsight_logistic", "RegretRun", "logistic_regret",
     ),
+    "experiment": (
+        "METHODS", "HYPERPARAMETERS", "SyntheticData", "make_dataset", "method_sigma", "method_epsilon", "train",
+        "test_accuracy", "ExperimentResult", "run_experiment",
+    ),
 }
 _SUBMODULES = ("accounting", "tables")
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)
