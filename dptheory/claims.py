@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["Claim", "atomic_write", "save_figure", "write_report"]
+__all__ = ["Claim", "atomic_write", "save_figure", "write_report", "load_claims"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class Claim:
     bounds: tuple[float, float] | None = None
     tolerance_why: str = ""
     informational: bool = False
+    #: the verify script that wrote the claim (set by ``python -m verify``; lets ``--only`` replace one script's claims)
+    script: str = ""
     passed: bool = field(init=False)
 
     def __post_init__(self):
@@ -97,9 +99,17 @@ def _fmt(x) -> str:
     return "—" if x is None else f"{x:.6g}"
 
 
-def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = ()) -> None:
+def load_claims(path: Path) -> list[Claim]:
+    """The claims of a ``claims.json`` written by :func:`write_report` (each re-judged by its own criterion)."""
+    entries = json.loads(Path(path).read_text())
+    fields = {f.name for f in Claim.__dataclass_fields__.values() if f.init}
+    return [Claim(**{k: tuple(v) if k in ("interval", "bounds") and v is not None else v
+                     for k, v in e.items() if k in fields}) for e in entries]
+
+
+def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = (), note: str = "") -> None:
     """``claims.json`` (one entry per claim) and ``REPORT.md`` (a table, failures first, then ``appendices``:
-    markdown sections such as a paper's rendered rate table)."""
+    markdown sections such as a paper's rendered rate table); ``note`` is printed under the summary line."""
     directory = Path(directory)
     atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
     checks = [c for c in claims if not c.informational]
@@ -111,6 +121,7 @@ def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ..
         + (f"; {len(info)} informational comparisons below them." if info else ".")
         + " Regenerate with `make verify` (or `make verify-quick`).",
         "",
+        *([note, ""] if note else []),
     ]
     for title, group in (("Claims", checks), ("Informational comparisons", info)):
         if not group:
