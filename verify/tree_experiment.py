@@ -171,7 +171,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
 
     # -- markdown table -------------------------------------------------------------------------------------------
     hp = "; ".join(f"{m}: η = {h[0]:g}" + (f", γ = {h[1]:g}" if h[1] else "") for m, h in ex.HYPERPARAMETERS.items())
-    md = [f"## Seed 000 — DP-FTRL vs DP-SGD at matched privacy (synthetic logistic regression{' , quick' if quick else ''})",
+    md = [f"## Seed 000 — DP-FTRL vs DP-SGD at matched privacy (synthetic logistic regression{', quick sizes' if quick else ''})",
           "",
           f"Data: `dptheory.treeagg.experiment.make_dataset(0, n_train={N}, n_test={data.X_test.shape[0]})` — logistic "
           f"teacher, p = {data.X_train.shape[1]}, margin 4, Bayes accuracy {res.bayes_accuracy:.4f}. Batch {b}, {E} epochs "
