@@ -24,8 +24,9 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert main(["--quick", "--out", str(tmp_path)]) == 0
     cached = sorted((tmp_path / "cache").glob("*.json"))
     # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3 + μ = L × 2;
-    # seed 003 on learning problems: 5 mechanisms × 2 problems; seed 000's tree: 3 read-outs × 2 participations
-    assert len(cached) == 32 + 10 + 6
+    # seed 003 on learning problems: 5 mechanisms × 2 problems; seed 000's tree: 3 read-outs × 2 participations on
+    # mean estimation + 2 read-outs on linear regression
+    assert len(cached) == 32 + 10 + 6 + 2
     stamps = [p.stat().st_mtime_ns for p in cached]
     rerun = tmp_path / "rerun"  # the simulation scripts again: they only read the cache
     for script in (figure1, figure2):
