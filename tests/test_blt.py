@@ -290,3 +290,14 @@ def test_stationary_simulation_of_a_blt_streams_its_buffers_without_truncation()
     assert sim.mechanism is blt and sim.truncation is None and sim.settings["taps"] is None
     lo, hi = sim.interval(0.999)
     assert lo <= dpt.F_inf(blt, problem, rho=1.0) <= hi
+
+
+def test_streaming_limit_under_participation_closed_form_equals_the_time_sum():
+    blt = BLT.from_theta_pair(C1_THETA, C1_THETA_HAT)
+    for P in (dpt.Participation(max_participations=3, min_sep=50), dpt.Participation(max_participations=5, min_sep=7)):
+        generic = ToeplitzMechanism.sensitivity(blt, None, P)  # Thm 3.1 over the inverse's support + (k − 1)b
+        assert math.isclose(blt.sensitivity(None, P), generic, rel_tol=1e-13)
+        assert math.isclose(blt.sensitivity(None, P), blt.sensitivity(200_000, P), rel_tol=1e-13)
+    # θ_1 = 1 − 7.9e-12: O(k²d²), where a time-domain sum would need ~10¹² coefficients
+    assert BLT([1.0, 0.5], [0.1, 0.2]).sensitivity(None, dpt.Participation(max_participations=2, min_sep=9)) == math.inf
+    assert 8858 < APP_A_400.sensitivity(None, dpt.Participation(max_participations=5, min_sep=400)) < 8860

@@ -285,10 +285,29 @@ class BLT(ToeplitzMechanism):
     def _gamma_inf_sq_closed_form(self) -> float:
         return self.strategy_energy(None)
 
+    def theorem_3_1_holds(self) -> bool:
+        r"""Whether seed 003 Thm 3.1's hypothesis holds for every horizon: ``ω > 0``, ``θ ∈ (0, 1]`` and ``c_1 = Σω ≤ 1``
+        make ``c`` non-negative and non-increasing (errata 003 §3.5)."""
+        return not self.signed and float(np.sum(self.omega)) <= 1.0
+
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
-        r"""As :meth:`ToeplitzMechanism.sensitivity`; single participation by :meth:`strategy_energy` in ``O(d²)``."""
-        if _check_participation(participation).single and n is not None and method == "auto":
+        r"""As :meth:`ToeplitzMechanism.sensitivity`; single participation by :meth:`strategy_energy` in ``O(d²)``; the
+        streaming limit under ``k`` participations ``b`` apart, where Thm 3.1 holds (:meth:`theorem_3_1_holds`), in
+        ``O(k²d²)``: ``‖Σ_{i<k} S^{ib} c‖² = Σ_{i,i'} R(|i − i'|b)`` with the autocorrelation ``R(0) = ‖c‖²`` and
+        ``R(δ) = c_δ + Σ_{j,l} ω_jω_l θ_l^δ/(1 − θ_jθ_l)`` for ``δ ≥ 1``."""
+        participation = _check_participation(participation)
+        if method == "auto" and participation.single and n is not None:
             return math.sqrt(self.strategy_energy(n))
+        if method == "auto" and n is None and not participation.single and self.theorem_3_1_holds():
+            if not self.is_minimum_phase():
+                return math.inf
+            k, b = participation.max_participations, participation.min_sep
+            lags = b * np.arange(1, k)
+            powers = np.power.outer(self.theta, lags.astype(float))  # θ_l^δ
+            c = self.omega @ (powers / self.theta[:, None])  # c_δ = Σ_j ω_j θ_j^{δ−1}
+            tail = np.einsum("j,l,jl,lm->m", self.omega, self.omega, 1.0 / self._one_minus_products(), powers)
+            R = c + tail
+            return math.sqrt(k * self.strategy_energy(None) + 2.0 * float(np.sum((k - np.arange(1, k)) * R)))
         return super().sensitivity(n, participation, method=method)
 
     def _partial_fractions(self, q: float) -> tuple[np.ndarray, np.ndarray] | None:
