@@ -215,15 +215,21 @@ def public_functions(package: str = "dptheory") -> tuple[list[Function], dict[st
     errors: dict[str, str] = {}
     names = [package] + [m.name for m in pkgutil.walk_packages(pkg.__path__, package + ".",
                                                               onerror=lambda n: errors.setdefault(n, "walk"))]
-    funcs = []
+    modules = []
     for modname in sorted(set(names)):
         if any(part.startswith("_") for part in modname.split(".")):
             continue
         try:
-            mod = importlib.import_module(modname)
+            modules.append((modname, importlib.import_module(modname)))
         except Exception as exc:  # noqa: BLE001 - reported in the index
             errors[modname] = f"{type(exc).__name__}: {exc}".splitlines()[0]
-            continue
+    # every module, and every lazily exported name, is loaded before any holder is looked up, so the holders do not
+    # depend on what the calling process had imported already (a fresh script and a test run index the same thing)
+    for _, mod in modules:
+        for n in getattr(mod, "__all__", ()):
+            getattr(mod, n, None)
+    funcs = []
+    for modname, mod in modules:
         seed = _module_seed(mod)
         for n, obj in _public(mod):
             holders = {m for m, v in list(sys.modules.items())

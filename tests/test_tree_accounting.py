@@ -11,6 +11,7 @@ import pytest
 from dptheory.accounting import epsilon_from_rho, gdp_epsilon, rho_from_epsilon, sigma_for_epsilon, zcdp_to_epsilon
 from dptheory.accounting.conversions import PAPER_ORDERS
 from dptheory.data import golden
+from dptheory.mechanisms.tree import tree_depth
 from dptheory.treeagg import accounting as ta
 from dptheory.treeagg import tables as T
 
@@ -85,10 +86,10 @@ def test_one_pass_node_count_claim_11():
     g = golden("000", "seed000.accounting.depth")
     for n, k in g.value.items():
         n = int(n)
-        assert ta.tree_depth(n) == k == ta.single_pass_sensitivity_sq(n) == ta.single_pass_sensitivity_sq(n, readout="all")
-        paper = ta.tree_depth(n, variant="paper")
+        assert tree_depth(n) == k == ta.single_pass_sensitivity_sq(n) == ta.single_pass_sensitivity_sq(n, readout="all")
+        paper = tree_depth(n, variant="paper")
         assert paper == (k - 1 if n & (n - 1) == 0 else k)  # one short exactly at powers of two (n = 1 → 0)
-        assert ta.tree_depth(n, variant="path") == paper + 1
+        assert tree_depth(n, variant="path") == paper + 1
 
 
 def test_ntr_exact_and_undercount_claims_20_21():
@@ -98,7 +99,7 @@ def test_ntr_exact_and_undercount_claims_20_21():
         n, E = map(int, key.split(","))
         r = rows[n, E]
         assert (r["printed"], r["vanilla"], r["all"]) == (printed, vanilla, all_)
-        assert printed < vanilla <= all_ <= E * E * ta.tree_depth(n * E, variant="paper") <= r["upper"] or n * E == 8
+        assert printed < vanilla <= all_ <= E * E * tree_depth(n * E, variant="paper") <= r["upper"] or n * E == 8
         assert all_ <= r["upper"]
     assert max(r["ratio_all"] for r in rows.values()) == pytest.approx(221221 / 5600)  # ~40x
 
@@ -224,9 +225,9 @@ def test_table7_inferred_epochs_claim_16():
     (lambda: ta.tree_rho(math.inf, n=8), "sigma must be finite"),
     (lambda: ta.tree_rho(1.0, n=8, epochs=0, scheme="restart"), "epochs must be a positive integer"),
     (lambda: ta.ntr_sensitivity_sq(8, epochs=1.5), "epochs must be a positive integer"),
-    (lambda: ta.tree_depth(0), r"n must lie in \[1, inf\)"),
-    (lambda: ta.tree_depth(2.5), r"n must be an integer in \[1, inf\)"),
-    (lambda: ta.tree_depth(8, variant="ceil"), "variant must be one of"),
+    (lambda: tree_depth(0), r"n must lie in \[1, inf\)"),
+    (lambda: tree_depth(2.5), r"n must be an integer in \[1, inf\)"),
+    (lambda: tree_depth(8, variant="ceil"), "variant must be one of"),
     (lambda: ta.tree_rho(1.0, n=8, scheme="tr"), "scheme must be one of"),
     (lambda: ta.ntr_sensitivity_sq(8, epochs=2, readout="honaker"), "readout must be one of"),
     (lambda: ta.worst_case_sensitivity_sq(8, max_participations=2, min_separation=-1), "min_separation must lie in"),
@@ -253,4 +254,4 @@ def test_sweep_against_tree_mechanism_strategy_matrix(n, E):
             u = np.zeros(n * E)
             u[i::n] = 1.0
             assert per[i] == pytest.approx(float(np.sum((C @ u) ** 2)), abs=1e-9)
-    assert ta.tree_depth(n * E) == ta.single_pass_sensitivity_sq(n * E)
+    assert tree_depth(n * E) == ta.single_pass_sensitivity_sq(n * E)

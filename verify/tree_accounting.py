@@ -18,6 +18,7 @@ import dptheory.treeagg.tables as T
 from dptheory.accounting import epsilon_from_rho
 from dptheory.claims import Claim, atomic_write
 from dptheory.data import golden
+from dptheory.mechanisms.tree import tree_depth
 
 PAPER = "seed 000"
 EXACT = 1e-12
@@ -46,7 +47,7 @@ def _accounting() -> list[Claim]:
         if int(n) & (int(n) - 1) == 0:
             claims.append(Claim(f"seed000.accounting.depth.n={n}.paper_short", PAPER, "B.2, errata 000 §2.11",
                                 f"the paper's ⌈lg n⌉ is one short at n = {n} (a power of two)", k - 1,
-                                ta.tree_depth(int(n), variant="paper"), rtol=EXACT, tolerance_why="exact integers"))
+                                tree_depth(int(n), variant="paper"), rtol=EXACT, tolerance_why="exact integers"))
     g = golden("000", "seed000.accounting.ntr").value
     for r in ta.undercount_table():
         key = f"{r['n']},{r['epochs']}"

@@ -30,7 +30,7 @@ conversion (:func:`d1_achieved_epsilon`); ``2√(E k ln(1/δ))/ε`` is the corre
 C.3's ``σ = 2√k ln(1/δ)/ε`` (two trees, ρ = k/σ²) is valid (errata 000 §3, §5 #22, #23).
 
 >>> from dptheory.treeagg import accounting as ta
->>> ta.tree_depth(1024), ta.tree_depth(1024, variant="paper")
+>>> ta.single_pass_sensitivity_sq(1024), ta.tr_sensitivity_sq([1024], variant="paper")   # ⌊lg n⌋ + 1 vs ⌈lg n⌉
 (11, 10)
 >>> ta.ntr_sensitivity_sq(100, epochs=100, readout="vanilla"), ta.ntr_sensitivity_sq(100, epochs=100, variant="paper")
 (10784, 1400)
@@ -51,7 +51,7 @@ from ..mechanisms.tree import tree_depth, tree_nodes  # the one definition of th
 
 __all__ = [
     "READOUTS", "NTR_VARIANTS", "SCHEMES",
-    "tree_depth", "released_nodes", "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq",
+    "released_nodes", "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq",
     "ntr_sensitivity_sq", "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq",
     "tree_sensitivity_sq", "tree_rho", "tree_epsilon", "tree_sigma",
     "d1_sigma", "d1_achieved_epsilon", "c3_sigma", "c3_achieved_epsilon", "undercount_table",
