@@ -302,6 +302,12 @@ class FTRLResult:
     settings: dict
 
 
+def _check_common(sigma, clip, readout, momentum, radius):
+    """The arguments :func:`dp_ftrl` and :func:`noisy_sgd` share: ``(σ, L, read-out, γ, radius)``, each checked."""
+    return (_check_sigma(sigma), _check_positive("clip", clip), _check_online_readout(readout), _check_momentum(momentum),
+            _check_radius(radius))
+
+
 def _step_grads(data, t, theta, clip):
     xp = array_namespace(theta)
     loss, g = data(t, theta)
@@ -323,11 +329,7 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
     of the node std (e.g. from :func:`tree_noise`; not with restarts), else drawn from ``seed`` on the backend.
     """
     lam = _check_positive("lam", lam)
-    sigma = _check_sigma(sigma)
-    clip = _check_positive("clip", clip)
-    readout = _check_online_readout(readout)
-    gamma = _check_momentum(momentum)
-    radius = _check_radius(radius)
+    sigma, clip, readout, gamma, radius = _check_common(sigma, clip, readout, momentum, radius)
     bk, data, chains, n, theta, rng = _prepare(stream, backend, chains, seed, steps, theta1)
     restart = None if restart_every is None else check_int("restart_every", restart_every, 1)
     if prefix_noise is not None and restart is not None:
@@ -378,11 +380,7 @@ def noisy_sgd(stream, *, eta: float, sigma: float, clip: float = 1.0, readout: s
     ``η = 1/λ``, ``θ_1 = 0`` and no constraint it returns :func:`dp_ftrl`'s iterates (Thm B.1).
     """
     eta = _check_positive("eta", eta)
-    sigma = _check_sigma(sigma)
-    clip = _check_positive("clip", clip)
-    readout = _check_online_readout(readout)
-    gamma = _check_momentum(momentum)
-    radius = _check_radius(radius)
+    sigma, clip, readout, gamma, radius = _check_common(sigma, clip, readout, momentum, radius)
     bk, data, chains, n, theta, rng = _prepare(stream, backend, chains, seed, steps, theta1)
     if white is not None and increments is not None:
         raise ValueError("white and increments must not both be given")
