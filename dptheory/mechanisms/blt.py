@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 
 from .._validation import check_real_array
-from .base import Participation, _check_participation
+from .base import Participation, _check_participation, _check_q
 from .streaming import BLTStream
 from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_omega
 
@@ -316,7 +316,7 @@ class BLT(ToeplitzMechanism):
         ``O(nd)`` recursion is used)."""
         thh, omh = self.inverse_decays(), self.inverse_scales()
         diff = q - thh
-        if np.any(np.abs(diff) < 1e-3 * max(abs(q), 1e-300)) or np.any(thh == 0.0):
+        if np.any(np.abs(diff) < 1e-3 * max(abs(q), 1e-300)):
             return None
         a = np.concatenate([[1.0 + np.sum(omh / diff)], -omh / diff])
         if np.max(np.abs(a)) > 1e3:
@@ -328,8 +328,6 @@ class BLT(ToeplitzMechanism):
         of :meth:`_partial_fractions` (``O(nd²)`` for all ``t``), falling back to the ``O(nd)`` recursion of
         :meth:`ToeplitzMechanism.row_energies` where they would cancel. At ``q = 1`` these are the prefix-sum error
         variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3."""
-        from .base import _check_q
-
         qs, scalar = _check_q(q)
         n = _check_horizon(n)
         rows = []
