@@ -233,7 +233,8 @@ def simulate(
     clip : ``True`` clips the per-example gradient to norm ``G`` (DP-FTRL, Alg. 1; the regulariser of mean
         estimation is not clipped), ``False`` does not (Noisy-FTRL).
     taps : ``horizon=None`` only: coefficients of ``β`` to simulate, an integer ``≥ 1`` (default
-        :func:`default_taps`).
+        :func:`default_taps`; a mechanism whose stream is exact over any horizon, ``mechanism.exact_stream`` such as a
+        BLT's ``d`` buffers, is simulated whole unless ``taps`` is given).
     block : steps generated at once, an integer ``≥ 1`` (default: a few thousand, bounded by memory).
     backend : ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy).
 
