@@ -12,7 +12,7 @@ with the noising matrix ``N`` of the mechanism (seed 004's ``B``) and the noise 
   Only stationary (Toeplitz) mechanisms have it.
 * ``horizon=n``: ``F_n = E[F(θ_n) − F⋆]``, the last iterate after ``n`` noisy steps from ``θ_0 = θ⋆``, with
   ``σ_dp = sens_Π(C; n)/√(2ρ)``. Direction ``j`` then carries the DP variance ``η² σ² ‖e_{n−1}ᵀ F_{q_j} N‖²``
-  (:meth:`~dptheory.Mechanism.row_energies`, the finite sum whose limit is ``E_{q_j}``) and the gradient-noise
+  (:meth:`~dptheory.Mechanism.final_row_energy`, the finite sum whose limit is ``E_{q_j}``) and the gradient-noise
   variance ``η²σ_sgd²λ_j Σ_{t<n} q_j^{2t}``; every mechanism has it. ``F_n → F∞`` as ``n → ∞`` for a Toeplitz
   mechanism whose sensitivity converges (``tests/test_mechanisms.py``).
 """
@@ -65,7 +65,7 @@ def _dp_variances(mechanism, problem, rho, G, method, horizon, participation) ->
     if horizon is None:
         energy = mechanism.filtered_energy(gap=problem.eta * problem.eigs, method=method)
     else:
-        energy = mechanism.row_energies(1.0 - problem.eta * problem.eigs, horizon)[:, -1]
+        energy = mechanism.final_row_energy(1.0 - problem.eta * problem.eigs, horizon)
     return problem.eta**2 * G**2 * sigma**2 * energy
 
 

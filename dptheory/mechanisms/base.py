@@ -293,6 +293,14 @@ class Mechanism(abc.ABC):
         out = np.stack([np.sum(lfilter([1.0], [1.0, -qi], N, axis=0) ** 2, axis=1) for qi in qs])
         return out[0] if scalar else out
 
+    def final_row_energy(self, q, n: int):
+        r"""``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies` (a float for scalar ``q``, an array for 1-D ``q``):
+        the DP variance of the last iterate after ``n`` steps along a direction with contraction ``q`` (seed 004
+        eq. 13; :func:`dptheory.F_inf` at ``horizon=n``). Subclasses with a structured route for the last row alone
+        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``)."""
+        out = self.row_energies(q, n)
+        return float(out[-1]) if out.ndim == 1 else out[:, -1]
+
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
         """A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z`` over the next ``K``
         steps, exact for the first ``steps`` steps; on the array namespace of ``like``."""
