@@ -55,17 +55,21 @@ def _transient(problem, horizon: int | None) -> np.ndarray:
         return -np.expm1(2 * horizon * np.log(np.abs(q)))
 
 
-def _dp_variances(mechanism, problem, rho, G, method, horizon, participation) -> np.ndarray | None:
+def _dp_variances(mechanism, problem, rho, G, method, horizon, participation, *, every_step=False) -> np.ndarray | None:
     r"""Per eigen-direction DP variance ``η²G²σ_dp²·E`` (module docstring), ``None`` if ``σ_dp = ∞``: ``E`` is the
-    pole integral ``E_{1−ηλ_j}`` at ``horizon=None`` and the last row energy ``‖e_{n−1}ᵀ F_{q_j} N‖²`` at ``n``."""
+    pole integral ``E_{1−ηλ_j}`` at ``horizon=None`` and the last row energy ``‖e_{n−1}ᵀ F_{q_j} N‖²`` at ``n``
+    (``every_step``: the row energies of every step, shape ``(d, n)``)."""
     sigma = calibrate_noise(mechanism, rho=rho, horizon=horizon, participation=participation,
                             method=None if method == "auto" else method)
     if not math.isfinite(sigma):
         return None
+    q = 1.0 - problem.eta * problem.eigs
     if horizon is None:
         energy = mechanism.filtered_energy(gap=problem.eta * problem.eigs, method=method)
+    elif every_step:
+        energy = mechanism.row_energies(q, horizon)
     else:
-        energy = mechanism.final_row_energy(1.0 - problem.eta * problem.eigs, horizon)
+        energy = mechanism.final_row_energy(q, horizon)
     return problem.eta**2 * G**2 * sigma**2 * energy
 
 
@@ -75,11 +79,10 @@ def _check_mechanism_and_horizon(mechanism, problem, kind: str, horizon, method:
         require_stationary(mechanism, "stationary suboptimality F_inf")
         return mechanism, None
     horizon = check_int("horizon", horizon, 1)
-    # mean estimation is linear, so its "exact" n-step value is exact; linear regression has it for the LTI part
-    if kind != ("lti" if isinstance(problem, LinearRegression) else "exact"):
+    if kind not in ("exact", "lti"):
         raise ValueError(
-            f"kind must be 'lti' (linear regression) or 'exact' (mean estimation) at a finite horizon, got {kind!r}: "
-            f"the exact Gaussian value and the bounds of Thm C.15/C.18 are stationary results (horizon=None)"
+            f"kind must be 'exact' or 'lti' (linear regression) at a finite horizon, got {kind!r}: "
+            f"the bounds of Thm C.15/C.18 are stationary results (horizon=None)"
         )
     if method != "auto":
         raise ValueError(f"method selects the stationary routes (horizon=None); at a finite horizon it must be 'auto', got {method!r}")
@@ -108,14 +111,15 @@ def F_inf(
     rho : zCDP level ``ρ > 0`` (Thm 1.1).
     G : clip norm ``G > 0`` (scales the DP noise; Noisy-FTRL does not clip).
     horizon : ``None`` (default) for the stationary ``F∞`` of a Toeplitz mechanism; an integer ``n ≥ 1`` for
-        ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` with the noise calibrated to ``n`` steps (``kind="exact"`` for mean
-        estimation, ``kind="lti"`` for linear regression).
+        ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` with the noise calibrated to ``n`` steps (``kind="exact"`` or, for linear
+        regression, ``"lti"``).
     participation : a :class:`~dptheory.Participation` (default: single participation), the schema the noise is
         calibrated to.
     kind :
         ``"exact"`` — the true value. Mean estimation: App. B eq. (18). Linear regression with Gaussian inputs:
         the exact solution of the stationary second-moment equations, which the paper does not give
-        (derivation in ``docs/linear_regression_exact.md``); needs ``η < problem.eta_max_gaussian``.
+        (derivation in ``docs/linear_regression_exact.md``); needs ``η < problem.eta_max_gaussian``. At a
+        finite horizon the exact ``n``-step second-moment recursion of the same derivation, any ``η``, ``O(nd)``.
         ``"lti"`` — the LTI part (the ``xxᵀ → H`` surrogate; equality case of Thm C.18).
         ``"lower"`` / ``"upper"`` — Thm C.18 / Thm C.15 with their constants (``C_kurt = 3``,
         ``R² = Tr H + 2λ_max``), both require ``η < 1/R²``.
@@ -138,9 +142,12 @@ def F_inf(
     if variant == "paper" and not isinstance(problem, MeanEstimation):
         raise ValueError("variant='paper' exists only for MeanEstimation (App. B drops the factor 1/2)")
     mechanism, horizon = _check_mechanism_and_horizon(mechanism, problem, kind, horizon, method)
-    n = _dp_variances(mechanism, problem, rho, G, method, horizon, participation)
+    exact_linreg_at_horizon = horizon is not None and kind == "exact" and isinstance(problem, LinearRegression)
+    n = _dp_variances(mechanism, problem, rho, G, method, horizon, participation, every_step=exact_linreg_at_horizon)
     if n is None:
         return math.inf
+    if exact_linreg_at_horizon:
+        return _linear_regression_exact_at_horizon(problem, n)
     if isinstance(problem, MeanEstimation):
         return _mean_estimation(problem, n, _transient(problem, horizon), variant)
     return _linear_regression(problem, n, _transient(problem, horizon), kind)
@@ -179,6 +186,28 @@ def _linear_regression(problem: LinearRegression, n: np.ndarray, transient: np.n
     x = eta * lam
     forced = float(np.sum(lam * n * (2.0 - x) / (2.0 * (1.0 - x))))
     return 0.5 * (forced + s2 * c) / (1.0 - c)
+
+
+def _linear_regression_exact_at_horizon(problem: LinearRegression, dp: np.ndarray) -> float:
+    r"""``E[F(θ_n) − F⋆]`` for Gaussian linear regression after ``n`` steps from ``θ⋆`` (``docs/linear_regression_exact.md``,
+    "At a finite horizon").
+
+    The multiplicative noise ``m_t = (x_t x_tᵀ − H)θ'_t`` is white and uncorrelated with the DP noise at every step,
+    so ``S_t = E[θ'_t θ'_tᵀ]`` is diagonal in ``H``'s eigenbasis and splits into the DP part ``D_j(t)`` (the LTI
+    filter of the coloured noise, ``dp[:, t−1]``) and a white part that obeys, with ``s_j = D_j + w_j`` and
+    ``τ = Σ_j λ_j s_j``,
+
+        ``w_j(t+1) = (1 − ηλ_j)² w_j(t) + η²(λ_j² s_j(t) + λ_j τ(t) + σ_sgd² λ_j)``,  ``w(0) = 0``,
+
+    by the Gaussian fourth moment (Isserlis). ``O(nd)``; ``F_n = τ(n)/2``; tends to the stationary value as
+    ``n → ∞`` (tested)."""
+    eta, lam, s2 = problem.eta, problem.eigs, problem.sigma_sgd**2
+    a2 = (1.0 - eta * lam) ** 2
+    w = np.zeros_like(lam)
+    for t in range(dp.shape[1]):
+        s = (dp[:, t - 1] if t else 0.0) + w
+        w = a2 * w + eta**2 * lam * (lam * s + float(lam @ s) + s2)
+    return 0.5 * float(lam @ (dp[:, -1] + w))
 
 
 def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, variant: str = "corrected") -> float:

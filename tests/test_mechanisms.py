@@ -224,8 +224,8 @@ def test_linear_regression_lti_at_a_finite_horizon_is_the_sum_over_directions():
         a = (1.0 - eta * lj) ** (n - 1 - np.arange(n))
         expected += 0.5 * lj * eta**2 * (sigma**2 * np.sum((a @ N) ** 2) + 0.04 * lj * np.sum(a**2))
     assert dpt.F_inf(mech, problem, rho=1.0, horizon=n, kind="lti") == pytest.approx(expected, rel=1e-11)
-    with pytest.raises(ValueError, match="kind must be 'lti'"):
-        dpt.F_inf(mech, problem, rho=1.0, horizon=n)
+    with pytest.raises(ValueError, match="kind must be 'exact' or 'lti'"):
+        dpt.F_inf(mech, problem, rho=1.0, horizon=n, kind="upper")
 
 
 def test_finite_horizon_F_tends_to_the_stationary_F_inf():

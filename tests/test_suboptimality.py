@@ -192,6 +192,58 @@ def test_exact_gaussian_value_equals_the_augmented_state_fixed_point(beta, eta, 
     assert dpt.F_inf(beta, p, rho=rho, G=G) == pytest.approx(expected, rel=1e-10)
 
 
+def _augmented_state_at_horizon(beta, eigvecs, eigs, eta, sigma2_dp, sigma_sgd, n):
+    """½Tr(H P_θθ) after ``n`` steps of the augmented-state recursion of ``_augmented_state_second_moment``, iterated
+    in time from ``P = 0`` (no noise before step 0) instead of solved for its fixed point."""
+    beta = np.asarray(beta, float)
+    d, m = eigs.size, max(beta.size, 2)
+    H = eigvecs @ np.diag(eigs) @ eigvecs.T
+    sd = math.sqrt(sigma2_dp)
+    # state z_t = (θ'_t, w_{t−1}, …, w_{t−m+1}); θ'_{t+1} = (I − ηx xᵀ)θ' + ηξx − η sd Σ_k β_k w_{t−k}
+    M = np.zeros((d * m, d * m))
+    M[:d, :d] = np.eye(d) - eta * H
+    for k in range(1, beta.size):
+        M[:d, k * d:(k + 1) * d] = -eta * sd * beta[k] * np.eye(d)
+    for k in range(1, m - 1):
+        M[(k + 1) * d:(k + 2) * d, k * d:(k + 1) * d] = np.eye(d)
+    Q = np.zeros_like(M)
+    Q[:d, :d] = (eta * sd * beta[0]) ** 2 * np.eye(d) + eta**2 * sigma_sgd**2 * H
+    Q[:d, d:2 * d] = Q[d:2 * d, :d] = -eta * sd * beta[0] * np.eye(d)
+    Q[d:2 * d, d:2 * d] = np.eye(d)
+    P = np.zeros_like(M)
+    for _ in range(n):
+        Pth = P[:d, :d]
+        P = M @ P @ M.T + Q
+        P[:d, :d] += eta**2 * (H @ Pth @ H + np.trace(H @ Pth) * H)
+    return 0.5 * np.trace(H @ P[:d, :d])
+
+
+@pytest.mark.parametrize("beta", [[1.0], [1.0, -0.6, 0.1], [1.0, 0.7]], ids=str)
+@pytest.mark.parametrize("eta, sigma_sgd, n", [(0.05, 0.0, 40), (0.4, 0.5, 25), (0.9, 0.3, 7)])
+def test_exact_gaussian_value_at_a_horizon_equals_the_augmented_state_recursion(beta, eta, sigma_sgd, n):
+    """F_n for Gaussian linear regression (docs/linear_regression_exact.md, at a finite horizon) against the
+    time-iterated second moments of the augmented state in a rotated basis (no eigen-decomposition, no row energies);
+    η = 0.9 lies beyond the stationary range (η_max_gaussian = 0.73), where only a finite horizon has a value."""
+    eigs = np.array([1.0, 0.5, 0.2])
+    U, _ = np.linalg.qr(np.random.default_rng(5).standard_normal((3, 3)))
+    rho, G = 0.8, 1.2
+    p = dpt.LinearRegression(eta, eigs, sigma_sgd=sigma_sgd)
+    sens = dpt.toeplitz(beta).sensitivity(n)
+    expected = _augmented_state_at_horizon(beta, U, eigs, eta, G**2 * sens**2 / (2 * rho), sigma_sgd, n)
+    assert dpt.F_inf(beta, p, rho=rho, G=G, horizon=n) == pytest.approx(expected, rel=1e-11)
+
+
+@pytest.mark.parametrize("mechanism", [dpt.dpsgd(), dpt.nu_ftrl(0.05), dpt.BLT([0.95, 0.5], [0.2, 0.3])], ids=repr)
+def test_exact_gaussian_value_at_a_horizon_tends_to_the_stationary_value(mechanism):
+    p = dpt.LinearRegression(0.1, HARMONIC_8, sigma_sgd=0.3)
+    stationary = dpt.F_inf(mechanism, p, rho=1.0)
+    assert dpt.F_inf(mechanism, p, rho=1.0, horizon=20_000) == pytest.approx(stationary, rel=1e-6)
+    # the multiplicative noise only adds variance: above the LTI part at every horizon
+    for n in (10, 100, 1000):
+        exact, lti = (dpt.F_inf(mechanism, p, rho=1.0, horizon=n, kind=k) for k in ("exact", "lti"))
+        assert lti < exact
+
+
 @pytest.mark.parametrize("beta", [dpt.dpsgd(), dpt.nu_ftrl(0.02 / 128), dpt.damped_anti_pgd(0.05), [1.0, -0.6, 0.1]], ids=repr)
 @pytest.mark.parametrize("eta, sigma_sgd", [(0.01, 0.0), (0.05, 1.0), (0.1, 0.3)])
 def test_exact_value_lies_between_the_papers_lower_and_upper_bounds(beta, eta, sigma_sgd):
@@ -271,3 +323,14 @@ def test_F_inf_refuses_unknown_kind_and_variant():
         dpt.F_inf(dpt.dpsgd(), dpt.MeanEstimation(0.1), rho=1.0, kind="upper")
     with pytest.raises(ValueError, match="variant='paper' exists only for MeanEstimation"):
         dpt.F_inf(dpt.dpsgd(), dpt.LinearRegression(0.1, [1.0]), rho=1.0, variant="paper")
+
+
+def test_simulation_interval_contains_the_exact_gaussian_value_at_a_horizon():
+    """Monte-Carlo of Noisy-FTRL with x ~ N(0, H) (the simulator's own draws) against F_n; the LTI part lies outside."""
+    p = dpt.LinearRegression(0.3, HARMONIC_8, sigma_sgd=0.5)
+    mech = dpt.nu_ftrl(0.1)
+    exact = dpt.F_inf(mech, p, rho=1.0, horizon=40)
+    sim = dpt.simulate(mech, p, rho=1.0, horizon=40, seeds=20_000, seed=11)
+    lo, hi = sim.interval(0.999)
+    assert lo <= exact <= hi
+    assert not lo <= dpt.F_inf(mech, p, rho=1.0, horizon=40, kind="lti") <= hi
