@@ -16,6 +16,14 @@ signs of ``C``: ``sens² = max_π Σ_{i∈π} ‖C_{:,i}‖²`` exactly, which i
 :class:`~dptheory.mechanisms.DenseMechanism` (exact for ``CᵀC ≥ 0``, refused otherwise; see
 :meth:`~dptheory.mechanisms.Mechanism.sensitivity_report` for bounds there).
 
+**Banded Toeplitz** (:class:`BandedToeplitz`, :func:`banded_sqrt_toeplitz`). When ``C_ij = c_{i−j}`` is Toeplitz as
+well (BSR, the banded square root of Kalinin & Lampert 2024; seed 003's BandFHU baseline) no ``n × n`` matrix is
+needed: it is a :class:`~dptheory.mechanisms.ToeplitzMechanism` with ``C(z) = Σ_{i<b̂} c_i z^i`` and ``β`` the
+coefficients of ``1/C(z)``, defined over any horizon (``n = 10⁴`` and the streaming limit). Thm 2 gives
+``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` for ``b ≥ b̂`` in ``O(b̂ + k')``, ``γ∞ = ‖c‖₂``, and the noise is a
+recursion with ``b̂ − 1`` buffers, exact over any horizon. ``β`` decays only when ``C(z)`` has no zero in the closed
+unit disk (:meth:`BandedToeplitz.noise_is_stable`; true for BSR), which the stationary theory (``F∞``) needs.
+
 **Optimisation** (:func:`optimize_banded`). With ``b ≥ b̂`` (or one participation) the sensitivity of a
 column-normalised ``C`` is the constant ``√k'``, so minimising the RmsLoss is minimising the squared RmsError
 ``f(C) = ‖A C⁻¹‖_F² / n`` over the band. As in the paper the columns are normalised *inside* the objective: the
@@ -54,12 +62,19 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from array_api_compat import array_namespace
 from scipy.linalg import blas, lapack
 
-from .._validation import check_in_interval, check_int
+from .._validation import check_in_interval, check_int, check_real_array
 from .base import DenseMechanism, Participation, _check_participation
+from .spectral import is_minimum_phase as _no_zero_in_closed_disk
+from .spectral import series_inverse
+from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_omega
 
-__all__ = ["BandedMechanism", "BandedResult", "optimize_banded", "banded_sqrt", "banded_rms_objective"]
+__all__ = [
+    "BandedMechanism", "BandedResult", "optimize_banded", "banded_sqrt", "banded_rms_objective", "BandedToeplitz",
+    "banded_sqrt_toeplitz",
+]
 
 #: Column norms within this relative distance of 1 count as unit norm (Thm 2's ``sens = √k'`` applies).
 _UNIT_RTOL = 1e-12
@@ -196,6 +211,227 @@ def banded_sqrt(n: int, bands: int, *, normalise: bool = False) -> BandedMechani
         C /= np.sqrt(np.einsum("ij,ij->j", C, C))
     kind = "normalised" if normalise else "unnormalised"
     return BandedMechanism(C, bands=bands, name=f"banded_sqrt(n={n}, bands={bands}, {kind})")
+
+
+# -- banded Toeplitz strategies (streaming, any horizon) -------------------------------------------------------------
+
+_MAX_NOISE_SUPPORT = 1 << 24  # longest time-domain sum of the noising coefficients tried by the doubling search
+
+
+def _check_coeffs(coeffs) -> np.ndarray:
+    """The first column ``c = (c_0, …, c_{b̂−1})`` of a banded Toeplitz strategy: finite reals, 1-D, non-empty,
+    ``c_0 ≠ 0``; trailing zeros are dropped (they add no band)."""
+    c = check_real_array("coeffs", coeffs)
+    if np.ndim(coeffs) != 1:
+        raise ValueError(f"coeffs must be a 1-D sequence (the first column c_0, ..., c_(bands-1) of C), got {coeffs!r:.80}")
+    if c[0] == 0.0:
+        raise ValueError("coeffs[0] must be nonzero (valid range: c_0 != 0): with c_0 = 0 the strategy C is singular")
+    return np.trim_zeros(c, "b")
+
+
+def _separated_sensitivity_sq(c: np.ndarray, n: int, participation: Participation) -> float:
+    r"""``sens_Π(C)² = Σ_{i<k'} ‖c_{0:min(b̂, n − ib)}‖²`` for the banded Toeplitz ``C`` with first column ``c`` over ``n``
+    steps when ``min_sep = b ≥ b̂`` or ``k' = 1`` (Choquette-Choo et al. 2023, Thm 2; seed 003 §2.4).
+
+    Participations then meet orthogonal columns, so ``sens² = max_π Σ_{i∈π} ‖C_{:,i}‖²``. Column ``j`` of the
+    ``n × n`` block is ``c`` shifted down by ``j`` and truncated, of norm² ``‖c_{0:min(b̂, n−j)}‖²``, non-increasing in
+    ``j``; the ``i``-th step of any pattern is at least ``ib``, so the earliest ``π* = (0, b, …, (k'−1)b)`` attains the
+    maximum. ``O(b̂ + k')``."""
+    energy = np.concatenate([[0.0], np.cumsum(c * c)])  # energy[m] = ‖c_{0:m}‖²
+    return float(np.sum(energy[np.minimum(c.size, n - participation.earliest(n))]))
+
+
+def _tail_is_negligible(beta: np.ndarray) -> bool:
+    """Whether the second half of ``beta`` carries ``≤ _TAIL_RTOL`` of the first half's energy (false if not finite)."""
+    half = beta.size // 2
+    head, tail = np.dot(beta[:half], beta[:half]), np.dot(beta[half:], beta[half:])
+    return bool(np.isfinite(head) and np.isfinite(tail) and tail <= _TAIL_RTOL * head)
+
+
+class _BandedNoiseStream:
+    r"""``x = C⁻¹ z`` for the banded Toeplitz ``C`` with first column ``c``, along axis 0, state carried between blocks:
+    ``x_t = (z_t − Σ_{i=1}^{b̂−1} c_i x_{t−i}) / c_0`` (forward substitution), with the last ``b̂ − 1`` outputs as
+    buffers — exact over any horizon, memory ``O(b̂·m)`` and work ``O(b̂·m)`` per step for steps of ``m`` entries (the
+    ``b̂``-vector buffer of seed 003 §2.4, Table 1). On the array namespace of ``like`` (NumPy, CuPy,
+    array-api-strict), like :class:`~dptheory.mechanisms.streaming.BLTStream`."""
+
+    def __init__(self, c: np.ndarray, shape: tuple[int, ...], like):
+        self.xp = array_namespace(like)
+        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
+        self._c0 = float(c[0])
+        self._rest = self.xp.reshape(self.xp.asarray(np.asarray(c[1:], dtype=float)), (c.size - 1,) + (1,) * len(self.shape))
+        self.past = self.xp.zeros((c.size - 1, *self.shape), dtype=self.xp.float64)  # x_{t−1}, …, x_{t−b̂+1}
+
+    def __call__(self, z):
+        """The noise for the block ``z`` of shape ``(K, *shape)``."""
+        if tuple(z.shape[1:]) != self.shape:
+            raise ValueError(f"z must have shape (K, *{self.shape}), got {tuple(z.shape)}")
+        xp = self.xp
+        if self.past.shape[0] == 0:
+            return z / self._c0
+        past, out = self.past, []
+        for t in range(z.shape[0]):
+            x = (z[t, ...] - xp.sum(self._rest * past, axis=0)) / self._c0
+            past = xp.concat([xp.expand_dims(x, axis=0), past[:-1, ...]], axis=0)
+            out.append(x)
+        self.past = past
+        return xp.stack(out)
+
+
+class BandedToeplitz(ToeplitzMechanism):
+    r"""The banded lower-triangular **Toeplitz** strategy ``C_{ij} = c_{i−j}`` for ``0 ≤ i − j < b̂``, with first column
+    ``c = (c_0, …, c_{b̂−1})``, ``c_0 ≠ 0`` and ``bands = b̂`` (seed 003 §2.4, Table 1; BSR, Kalinin & Lampert 2024):
+    a :class:`~dptheory.mechanisms.ToeplitzMechanism` with ``C(z) = Σ_{i<b̂} c_i z^i`` and noising generating function
+    ``B(z) = 1/C(z)`` (seed 004's ``β``), defined over any horizon without an ``n × n`` matrix.
+
+    * ``strategy_coeffs`` — ``c`` padded with zeros; ``noising_coeffs`` — the coefficients of ``1/C(z)``,
+      ``β_t = −(Σ_{i=1}^{min(t, b̂−1)} c_i β_{t−i})/c_0`` (:func:`~dptheory.mechanisms.spectral.series_inverse`,
+      ``O(n·b̂)``); ``dtft`` — ``B(ω) = 1/C(e^{−iω})``.
+    * ``γ∞² = ‖c‖₂²`` exactly (seed 004 eq. 5: ``γ_n = ‖c_{0:n}‖₂`` reaches it at ``n = b̂``), so
+      :meth:`is_minimum_phase` (``c ∈ ℓ²``, the package's meaning) always holds. The noise ``β`` decays only if
+      ``C(z)`` has no zero in the closed unit disk, :meth:`noise_is_stable`; the stationary theory (``F∞`` and
+      :func:`~dptheory.simulate` at ``horizon=None``) needs it and refuses otherwise (:meth:`_support`).
+    * Sensitivity: for ``min_sep = b ≥ b̂`` the participations meet orthogonal columns (Choquette-Choo et al. 2023,
+      Thm 2; seed 003 §2.4) and ``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` in ``O(b̂ + k')``
+      (:func:`_separated_sensitivity_sq`); for ``b < b̂`` the Toeplitz routes (seed 003 Thm 3.1 when ``c ≥ 0`` is
+      non-increasing, else the dense enumeration).
+    * Noise stream: the recursion ``x_t = (z_t − Σ_{i≥1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers, exact over any
+      horizon (``exact_stream``).
+    """
+
+    exact_stream = True
+
+    def __init__(self, coeffs, *, name: str | None = None):
+        c = _check_coeffs(coeffs)
+        c.setflags(write=False)
+        self.coeffs = c
+        self.bands = int(c.size)
+        self.name = name or f"BandedToeplitz(bands={self.bands})"
+        self._stable: bool | None = None
+        self._noise_support: int | None = None
+
+    # -- Toeplitz primitives ------------------------------------------------------------------------------------
+    def strategy_coeffs(self, n: int) -> np.ndarray:
+        """``c_0, …, c_{n−1}``: the band, then zeros."""
+        n = _check_length(n)
+        out = np.zeros(n)
+        out[: min(n, self.bands)] = self.coeffs[:n]
+        return out
+
+    def noising_coeffs(self, n: int) -> np.ndarray:
+        r"""``β_0, …, β_{n−1}``, the coefficients of ``1/C(z)``, by forward substitution in ``O(n·b̂)``
+        (:func:`~dptheory.mechanisms.spectral.series_inverse`); they overflow to ``±inf``/``nan`` when ``C`` has a zero
+        inside the disk and ``n`` is long (:meth:`noise_is_stable`)."""
+        return series_inverse(self.coeffs, _check_length(n))
+
+    def dtft(self, omega) -> np.ndarray:
+        r"""``B(ω) = 1/C(e^{−iω})`` (``inf`` at a zero of ``C`` on the circle)."""
+        z = np.exp(-1j * _check_omega(omega))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 / np.polynomial.polynomial.polyval(z, self.coeffs)
+
+    def is_minimum_phase(self) -> bool:
+        r"""Whether ``B = 1/C`` has no zero in the closed unit disk, i.e. ``B⁻¹e_0 = c ∈ ℓ²`` and ``γ∞ < ∞`` (errata 004
+        §10.17): always, ``c`` being finite. Whether the noise ``β`` is in ``ℓ²`` is :meth:`noise_is_stable`."""
+        return True
+
+    def noise_is_stable(self) -> bool:
+        r"""Whether every zero of ``C(z) = Σ_i c_i z^i`` lies outside the closed unit disk, i.e. the poles of
+        ``B = 1/C`` do, so that ``β`` decays geometrically (``β ∈ ℓ¹``): what ``F∞`` and the stationary simulation
+        need. Decided by :func:`~dptheory.mechanisms.spectral.is_minimum_phase` on ``c`` (companion-matrix roots,
+        ``numpy.roots``, each compared with the circle against its own rounding error; the argument principle above
+        256 taps). For ``c`` positive and strictly decreasing (the banded square root) it holds by Eneström–Kakeya."""
+        if self._stable is None:
+            self._stable = bool(_no_zero_in_closed_disk(self.coeffs))
+        return self._stable
+
+    def _support(self) -> int:
+        r"""The number of noising coefficients after which the rest carries ``< _TAIL_RTOL`` of the energy: a doubling
+        search from ``max(1024, 4b̂)`` that stops when the second half of ``β_{0:n}`` carries ``≤ 1e-17`` of the first's
+        energy (as :meth:`ToeplitzMechanism._inverse_support`). ``ValueError`` when ``β`` does not decay
+        (:meth:`noise_is_stable` false), ``RuntimeError`` when it decays too slowly for ``2²⁴`` terms."""
+        if self._noise_support is None:
+            if not self.noise_is_stable():
+                raise ValueError(
+                    f"{self.name} has a strategy polynomial C(z) with a zero in the closed unit disk: its noising "
+                    f"coefficients beta = 1/C do not decay (noise_is_stable() is False), so it has no stationary noise "
+                    f"(F_inf or simulate at horizon=None); use a finite horizon"
+                )
+            n = max(1024, 4 * self.bands)
+            while not _tail_is_negligible(self.noising_coeffs(n)):
+                n *= 2
+                if n > _MAX_NOISE_SUPPORT:
+                    raise RuntimeError(f"the noising coefficients of {self.name} decay too slowly for a time-domain sum")
+            self._noise_support = n
+        return self._noise_support
+
+    def _inverse_support(self) -> int:
+        """The strategy coefficients vanish past ``b̂``: every time-domain sum over ``c`` is exact with ``b̂`` terms."""
+        return self.bands
+
+    def _gamma_inf_sq_closed_form(self) -> float:
+        r"""``γ∞² = ‖c‖₂² = Σ_{i<b̂} c_i²`` (seed 004 eq. 5, reached at ``n = b̂``)."""
+        return float(np.dot(self.coeffs, self.coeffs))
+
+    def cache_key(self) -> str:
+        return f"BandedToeplitz:{hashlib.sha256(np.ascontiguousarray(self.coeffs).tobytes()).hexdigest()}"
+
+    # -- sensitivity ----------------------------------------------------------------------------------------------
+    def _limit_horizon(self, participation: Participation) -> int:
+        r"""A horizon at which ``sens_Π`` equals its streaming limit: ``b̂ + (k − 1)·max(b, b̂)``. Participations more than
+        ``b̂`` apart fall in groups on orthogonal columns whose contributions add, each unchanged by a shift (Toeplitz),
+        so closing every such gap to ``max(b, b̂)`` keeps the value: some worst pattern spans ``≤ (k − 1)·max(b, b̂)``
+        steps, and ``b̂`` more steps hold its columns whole."""
+        k, b = participation.max_participations, participation.min_sep
+        return self.bands + (k - 1) * max(b, self.bands)
+
+    def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
+        r"""``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit), seed 003 eq. 6.
+
+        For ``min_sep = b ≥ b̂`` (or one participation) ``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` exactly, whatever the
+        signs of ``c`` (Choquette-Choo et al. 2023, Thm 2; :func:`_separated_sensitivity_sq`), in ``O(b̂ + k')``; its
+        streaming limit is ``√k·‖c‖₂``. For ``b < b̂``, :meth:`ToeplitzMechanism.sensitivity` (seed 003 Thm 3.1 for
+        ``c ≥ 0`` non-increasing, else the dense enumeration), with the streaming limit taken at the horizon
+        :meth:`_limit_horizon`, where it is exact. ``method`` is the route of ``γ∞`` (single participation, ``n = None``).
+        """
+        participation = _check_participation(participation)
+        if n is None:
+            if participation.single:
+                return super().sensitivity(None, participation, method=method)
+            n = self._limit_horizon(participation)
+        n = _check_horizon(n)
+        if participation.participations(n) > 1 and participation.min_sep < self.bands:
+            return super().sensitivity(n, participation, method=method)
+        return math.sqrt(_separated_sensitivity_sq(self.coeffs, n, participation))
+
+    def sensitivity_route(self, n: int, participation: Participation) -> str:
+        participation = _check_participation(participation)
+        if participation.participations(n) > 1 and participation.min_sep >= self.bands:
+            return (f"min_sep b = {participation.min_sep} >= bands = {self.bands}: participations meet orthogonal columns, "
+                    f"sens^2 = sum of the squared column norms of pi* = (0, b, ..., (k'-1)b), the column norms being "
+                    f"non-increasing (Choquette-Choo et al. 2023, Thm 2; seed 003 §2.4)")
+        return super().sensitivity_route(n, participation)
+
+    # -- streaming --------------------------------------------------------------------------------------------------
+    def noise_stream(self, shape, like, steps: int | None = None):
+        r"""``N z = C⁻¹ z`` by the recursion ``x_t = (z_t − Σ_{i=1}^{b̂−1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers of one
+        step's shape, on the array namespace of ``like``: exact over any horizon (``steps`` is accepted for the common
+        signature and not needed)."""
+        if steps is not None:
+            _check_horizon(steps)
+        return _BandedNoiseStream(self.coeffs, shape, like)
+
+
+def banded_sqrt_toeplitz(bands: int) -> BandedToeplitz:
+    r"""The banded square root (BSR; Kalinin & Lampert 2024, "Banded Square Root Matrix Factorization for
+    Differentially Private Model Training"), seed 003's banded-Toeplitz baseline (BandFHU, §2.4 / Fig. 6): the first
+    ``b̂ = bands`` coefficients ``c_j = C(2j, j)/4^j`` of ``(1 − x)^{−1/2}``, the square-root factorisation of the
+    prefix-sum workload (Fichtenberger et al. 2023). With ``bands ≥ n`` it is that factorisation over ``n`` steps
+    (Optimal-CC's strategy); :func:`banded_sqrt` is the same strategy as an ``n × n`` :class:`BandedMechanism`.
+    ``c`` is positive and strictly decreasing, so :meth:`BandedToeplitz.noise_is_stable` holds for every ``bands``
+    (Eneström–Kakeya) and seed 003 Thm 3.1 applies for ``min_sep < bands``."""
+    bands = check_int("bands", bands, 1, why="a banded strategy has at least one band")
+    return BandedToeplitz(_sqrt_coeffs(bands), name=f"banded_sqrt_toeplitz(bands={bands})")
 
 
 def banded_rms_objective(x: np.ndarray, n: int, bands: int) -> tuple[float, np.ndarray]:
