@@ -13,6 +13,8 @@ and none for sympy or cvxpy until a rate table or an SOCP bound is asked for):
   the mean-estimation closed forms (Thm 2.1) and the rate tables (:mod:`dptheory.rates`);
 * the simulation — :func:`simulate` (seed 004 Alg. 1, vectorised over chains, NumPy or CuPy);
 * the statistics every result speaks — :mod:`dptheory.stats`;
+* every mechanism side by side on one problem, horizon, participation and privacy — :func:`compare`
+  (:mod:`dptheory.comparison`);
 * the papers' own content — :mod:`dptheory.proactive` (seed 001) and :mod:`dptheory.isrl` (seed 002).
 
 Notation and the words shared by the five papers: ``docs/notation.md``; errata: ``docs/errata.md``.
@@ -40,9 +42,10 @@ _EXPORTS = {
     "simulation": ("SimulationResult", "Truncation", "simulate", "default_taps"),
     "iqc": ("BoundResult", "F_inf_bound", "OptimizedCorrelation", "optimize_correlation", "minimum_phase_factor"),
     "stats": ("Estimate",),
+    "comparison": ("compare", "Comparison"),
 }
 _SUBMODULES = (
     "accounting", "backend", "claims", "hypotheses", "iqc", "isrl", "mechanisms", "problems", "proactive", "rates",
-    "simulation", "special", "stats", "suboptimality", "symbolic", "blt", "treeagg",
+    "simulation", "special", "stats", "suboptimality", "symbolic", "blt", "treeagg", "comparison",
 )
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)

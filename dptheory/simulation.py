@@ -43,7 +43,7 @@ from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .stats import Estimate
 from .suboptimality import F_inf
 
-__all__ = ["SimulationResult", "Truncation", "simulate", "default_taps"]
+__all__ = ["SimulationResult", "Truncation", "simulate", "default_taps", "PrefixErrorSimulation", "simulate_prefix_errors"]
 
 _MAX_TAPS = 1 << 14
 
@@ -314,3 +314,43 @@ def simulate(
     )
     _warn_if_truncation_shows(truncation, result.mean, result.stderr)
     return result
+
+
+@dataclass(frozen=True)
+class PrefixErrorSimulation:
+    r"""Squared prefix-sum errors ``((A N z)_t)²`` of a mechanism's own noise stream, one row per independent chain
+    (:func:`simulate_prefix_errors`). Their expectation is the row energy ``‖e_tᵀ B‖²`` of the decoder ``B = A C⁻¹``
+    (seed 003 Eq. 9): :meth:`at` estimates ``MaxError²`` at the step attaining it, :meth:`mean_over_steps` ``RmsError²``."""
+
+    squared: np.ndarray = field(repr=False)
+    mechanism: str = ""
+
+    def at(self, t: int) -> Estimate:
+        """``E[(A N z)_t²]`` over the chains."""
+        t = check_int("t", t, 0, self.squared.shape[1] - 1)
+        return Estimate.from_samples(self.squared[:, t])
+
+    def mean_over_steps(self) -> Estimate:
+        """``E[(1/n) Σ_t (A N z)_t²] = RmsError²``: each chain's mean over steps, then the mean over chains."""
+        return Estimate.from_samples(self.squared.mean(axis=1))
+
+    def __repr__(self) -> str:
+        return f"PrefixErrorSimulation({self.mechanism}, chains={self.squared.shape[0]}, n={self.squared.shape[1]})"
+
+
+def simulate_prefix_errors(mechanism: Mechanism, n: int, *, chains: int = 1000, seed: int = 0,
+                           backend: str | None = None) -> PrefixErrorSimulation:
+    r"""Release the prefix sums of a zero stream with the mechanism's own noise (:meth:`~dptheory.Mechanism.noise_stream`
+    over ``n`` steps, unit white draws, ``chains`` independent coordinates) and record the squared errors of every
+    prefix: the Monte-Carlo route to seed 003's MaxError/RmsError (Eq. 9), independent of the row energies."""
+    n = check_int("n", n, 1)
+    chains = check_int("chains", chains, 2, why="the standard error is taken across independent chains")
+    seed = check_int("seed", seed, 0)
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(f"mechanism must be a dptheory.Mechanism, got {type(mechanism).__name__}")
+    bk = get_backend(backend)
+    xp = bk.xp
+    z = bk.asarray(bk.rng(seed).standard_normal(size=(n, chains)))
+    noise = mechanism.noise_stream((chains,), z, n)(z)
+    errors = bk.to_numpy(xp.cumulative_sum(noise, axis=0) if hasattr(xp, "cumulative_sum") else xp.cumsum(noise, axis=0))
+    return PrefixErrorSimulation(np.ascontiguousarray((errors**2).T), mechanism.name)

@@ -1,0 +1,574 @@
+r"""Which mechanism for which job: every mechanism of the five papers side by side on one problem, horizon,
+participation and privacy level (the toolkit's own contribution; ``docs/choosing_a_mechanism.md``).
+
+Each paper measures a few mechanisms on its own yardstick: seed 004 on the stationary suboptimality ``F∞`` of a
+learning problem, seed 003 on the prefix-sum MaxLoss/RmsLoss under min-separated participation, seed 000 on
+learning curves. :func:`compare` evaluates all of them for one setting — ``n`` steps, a
+:class:`~dptheory.Participation` ``Π_{b,k}``, one privacy target — and returns a :class:`Comparison` table with,
+per mechanism (every value is a number with its route, or a cell that says why there is none):
+
+* ``sensitivity`` — ``sens_Π(C; n)`` (seed 003 eq. 6), exact by the mechanism's own route, or the upper end of
+  bounds where no exact route exists (the cell says so, and every column using it is then an upper bound);
+* ``sigma`` — the noise multiplier ``σ_dp = sens/√(2ρ)`` meeting the target (seed 004 Thm 1.1);
+* ``max_loss``, ``rms_loss`` — seed 003's prefix-sum losses (Eq. 10), **unsquared**;
+* ``F_n`` — the exact suboptimality of the last iterate after ``n`` steps from ``θ⋆`` (mean estimation; Gaussian
+  linear regression by the exact second-moment recursion), :func:`dptheory.F_inf` at ``horizon=n``;
+* ``F_inf`` — the stationary ``F∞`` with the streaming-limit sensitivity (stationary mechanisms only);
+* ``bound`` — seed 004's Thm 3.1 bound on ``F∞`` (strongly convex problems, stationary mechanisms only);
+* ``buffers`` — past values per coordinate its noise stream holds; ``us_per_step`` — measured time per step of that
+  stream for a ``d``-dimensional model (NumPy, this machine; informational).
+
+The families (:data:`FAMILIES`; :func:`candidates` builds them for the setting): DP-SGD; ν-DP-FTRL with ``ν``
+minimising ``F_n`` and with the paper's ``ν = ημ`` (seed 004); the square root (Optimal-CC, Fichtenberger et al.;
+``ν = 0``); BLTs with ``d = 1…4`` buffers optimised for ``(n, Π)`` (seed 003 Alg. 4, MaxLoss) and two mismatched
+ones; the tree with its three read-outs (seed 000; seed 003's TreeAgg-Full); seed 004's optimised correlation
+(Thm 2.1's ``β*`` for mean estimation, the Thm C.18 minimiser ``|B|² ∝ h^{−1/2}`` for linear regression, the
+alternating SOCP of Fig. 3 for a strongly convex loss); the banded square root (BSR, Kalinin & Lampert 2024) with
+the band count minimising MaxLoss, and BandMF (Choquette-Choo et al. 2023) where ``n`` is small enough for its
+``O(n³)`` optimiser.
+
+Cost: closed forms and ``O(n)``–``O(n log n)`` routes; dense ``n × n`` work only up to :data:`DENSE_LIMIT` steps
+(above it a cell says which mechanism would need it).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from ._validation import check_in_interval, check_int
+from .accounting.conversions import epsilon_from_rho, rho_from_epsilon
+from .accounting.zcdp import noise_multiplier
+from .mechanisms import (
+    BLT, BandedMechanism, BandedToeplitz, FiniteToeplitz, Mechanism, Participation, SqrtToeplitz, ToeplitzMechanism,
+    TreeAggregation, banded_sqrt_toeplitz, dpsgd, mean_estimation_optimal, nu_ftrl, optimal_cc, optimize_banded,
+)
+from .mechanisms.base import SINGLE_PARTICIPATION, _check_participation
+from .mechanisms.losses import max_error, rms_error
+from .mechanisms.toeplitz import _theorem_3_1_applies
+from .problems import LinearRegression, MeanEstimation, StronglyConvex
+from .suboptimality import F_inf
+
+__all__ = ["FAMILIES", "COLUMNS", "DENSE_LIMIT", "BANDMF_LIMIT", "Candidate", "Cell", "Row", "Comparison", "candidates",
+           "compare", "resolve_privacy"]
+
+#: Mechanism families :func:`candidates` knows, in the order of the table.
+FAMILIES = ("dpsgd", "nu_ftrl", "sqrt", "blt", "tree", "optimised", "banded")
+#: Columns of a :class:`Comparison` (``docs/choosing_a_mechanism.md`` defines each).
+COLUMNS = ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n", "F_inf", "bound", "buffers", "us_per_step")
+#: Largest horizon at which a dense ``n × n`` (or ``n × m``) route is used; above it the cell says why not.
+DENSE_LIMIT = 2048
+#: Largest horizon at which BandMF is optimised (its objective costs ``O(n³)`` per evaluation).
+BANDMF_LIMIT = 256
+_PROBLEMS = (MeanEstimation, LinearRegression, StronglyConvex)
+_LOWER_IS_BETTER = ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n", "F_inf", "bound", "buffers", "us_per_step")
+
+
+# -- the table's parts -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cell:
+    """One entry: a ``value`` with the ``route`` that gave it, or ``value = None`` and ``why`` there is none.
+    ``upper`` marks a value that is an upper bound (the sensitivity was only bounded)."""
+
+    value: float | None
+    route: str = ""
+    why: str = ""
+    upper: bool = False
+
+    @classmethod
+    def absent(cls, why: str) -> "Cell":
+        return cls(None, why=why)
+
+    def text(self, digits: int = 4) -> str:
+        if self.value is None:
+            return f"n/a ({self.why})"
+        if isinstance(self.value, int) or math.isinf(self.value):
+            return str(self.value)
+        return ("≤ " if self.upper else "") + f"{self.value:.{digits}g}"
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "route": self.route, "why": self.why, "upper_bound": self.upper}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A mechanism of one family and how it was chosen for the setting; ``mechanism = None`` with ``why`` when the
+    family has no member at this setting (e.g. BandMF above :data:`BANDMF_LIMIT`)."""
+
+    label: str
+    family: str
+    mechanism: Mechanism | None
+    how: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One mechanism's cells (keys :data:`COLUMNS`)."""
+
+    label: str
+    family: str
+    how: str
+    cells: dict
+
+    def value(self, column: str) -> float | None:
+        return self.cells[column].value
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The table :func:`compare` returns: rows of :class:`Row`, the setting, and renderings (:meth:`to_markdown`,
+    :meth:`to_text` — also ``str()`` — :meth:`to_json`, :meth:`to_csv`)."""
+
+    rows: tuple
+    setting: dict = field(default_factory=dict)
+
+    def __getitem__(self, label: str) -> Row:
+        for row in self.rows:
+            if row.label == label:
+                return row
+        raise KeyError(f"no row {label!r}; rows are {[r.label for r in self.rows]}")
+
+    @property
+    def labels(self) -> list[str]:
+        return [row.label for row in self.rows]
+
+    def ranking(self, column: str, *, include_upper: bool = False) -> list[str]:
+        """Labels ordered by ``column`` (smaller is better), leaving out absent and infinite cells (and upper bounds
+        unless ``include_upper``)."""
+        _check_column(column)
+        keyed = [(row.cells[column].value, row.label) for row in self.rows
+                 if row.cells[column].value is not None and math.isfinite(row.cells[column].value)
+                 and (include_upper or not row.cells[column].upper)]
+        return [label for _, label in sorted(keyed)]
+
+    def best(self, column: str) -> str:
+        """The label with the smallest value of ``column`` (exact values only)."""
+        ranked = self.ranking(column)
+        if not ranked:
+            raise ValueError(f"no mechanism has an exact value of {column!r} in this comparison")
+        return ranked[0]
+
+    def to_dict(self) -> dict:
+        return {
+            "setting": self.setting,
+            "columns": list(COLUMNS),
+            "rows": [{"label": r.label, "family": r.family, "how": r.how,
+                      "cells": {c: r.cells[c].to_dict() for c in COLUMNS}} for r in self.rows],
+        }
+
+    def to_json(self, **kwargs) -> str:
+        """The table as JSON: the setting, and per row every cell's value, route, reason and upper-bound flag
+        (``inf`` is written as the string ``"inf"``)."""
+        def clean(obj):
+            if isinstance(obj, float) and math.isinf(obj):
+                return "inf"
+            if isinstance(obj, dict):
+                return {k: clean(v) for k, v in obj.items()}
+            if isinstance(obj, list):
+                return [clean(v) for v in obj]
+            return obj
+        return json.dumps(clean(self.to_dict()), **({"indent": 1} | kwargs))
+
+    def to_csv(self) -> str:
+        """One line per mechanism: the label, family, and each column's value (empty when absent) and note."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["label", "family", *[x for c in COLUMNS for x in (c, f"{c}_note")]])
+        for r in self.rows:
+            cells = [r.cells[c] for c in COLUMNS]
+            writer.writerow([r.label, r.family, *[x for cell in cells
+                                                  for x in ("" if cell.value is None else repr(cell.value),
+                                                            cell.why if cell.value is None else ("upper bound; " if cell.upper else "") + cell.route)]])
+        return out.getvalue()
+
+    def _grid(self) -> tuple[list[str], list[list[str]], list[str]]:
+        """Header, body and legend of the rendered table: columns absent in every row are left out (the legend says
+        why), an absent cell reads ``n/a [i]`` with reason ``i`` in the legend, ``*`` marks the best exact value."""
+        shown = [c for c in COLUMNS if any(r.cells[c].value is not None for r in self.rows)]
+        reasons: list[str] = []
+        legend = [f"{c}: n/a for every mechanism ({self.rows[0].cells[c].why})" for c in COLUMNS if c not in shown and self.rows]
+
+        def text(cell: Cell, star: bool) -> str:
+            if cell.value is not None:
+                return cell.text() + (" *" if star else "")
+            if cell.why not in reasons:
+                reasons.append(cell.why)
+            return f"n/a [{reasons.index(cell.why) + 1}]"
+
+        best = {c: (self.best(c) if self.ranking(c) else None) for c in shown if c not in ("buffers", "us_per_step")}
+        body = [[r.label, *[text(r.cells[c], best.get(c) == r.label) for c in shown]] for r in self.rows]
+        legend += [f"[{i + 1}] {why}" for i, why in enumerate(reasons)]
+        return ["mechanism", *shown], body, legend
+
+    def _title(self) -> str:
+        s = self.setting
+        return (f"{s.get('problem')}, n = {s.get('horizon')}, {s.get('participation')}, rho = {s.get('rho'):.6g} "
+                f"(eps = {s.get('epsilon'):.4g} at delta = {s.get('delta'):g}, {s.get('conversion')}), G = {s.get('G'):g}")
+
+    def to_markdown(self) -> str:
+        header, body, legend = self._grid()
+        lines = [f"**{self._title()}** (`*` = best exact value; `≤` = upper bound; losses unsquared)", "",
+                 "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        lines += ["", *[f"- {line}" for line in legend], *[f"- **{r.label}**: {r.how}" for r in self.rows if r.how]]
+        return "\n".join(lines)
+
+    def to_text(self) -> str:
+        header, body, legend = self._grid()
+        widths = [max(len(x) for x in col) for col in zip(header, *body)]
+        fmt = lambda row: "  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip()
+        return "\n".join([self._title(), fmt(header), fmt(["-" * w for w in widths]), *map(fmt, body), *legend])
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return f"Comparison({len(self.rows)} mechanisms; {self._title()})"
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+
+def _check_column(column: str) -> str:
+    if column not in COLUMNS:
+        raise ValueError(f"column must be one of {COLUMNS}, got {column!r}")
+    return column
+
+
+# -- the setting -------------------------------------------------------------------------------------------------
+
+def resolve_privacy(*, rho=None, epsilon=None, delta=None, conversion: str = "exact") -> tuple[float, float | None, float | None]:
+    r"""The zCDP level ``ρ`` of a target given as ``rho`` or as ``(epsilon, delta)`` (exactly one), and the ``(ε, δ)`` it
+    means. Every mechanism here is a Gaussian mechanism on ``C x`` (adaptively, seed 004 Thm 1.1), hence
+    ``μ``-GDP with ``μ = √(2ρ)``, so ``conversion="exact"`` (the Gaussian curve,
+    :func:`~dptheory.accounting.epsilon_from_rho`) is valid; one ``ρ`` for all mechanisms makes the ranking
+    independent of the conversion."""
+    if rho is not None and (epsilon is not None or delta is not None):
+        raise ValueError("give the privacy target either as rho or as (epsilon, delta), not both")
+    if rho is None:
+        if epsilon is None or delta is None:
+            raise ValueError("a privacy target is needed: rho, or epsilon together with delta")
+        rho = rho_from_epsilon(epsilon, delta=delta, conversion=conversion)
+        return rho, float(epsilon), float(delta)
+    rho = check_in_interval("rho", rho, 0.0)
+    return rho, None, None
+
+
+def _check_setting(problem, horizon, participation) -> tuple[int, Participation]:
+    if not isinstance(problem, _PROBLEMS):
+        raise ValueError(f"problem must be one of {[p.__name__ for p in _PROBLEMS]}, got {type(problem).__name__}")
+    n = check_int("horizon", horizon, 1)
+    participation = _check_participation(participation)
+    k, b = participation.max_participations, participation.min_sep
+    if (k - 1) * b >= n:
+        raise ValueError(
+            f"participation {participation} cannot occur within horizon = {n} steps: k = {k} participations "
+            f"b = {b} apart need (k - 1)b + 1 = {(k - 1) * b + 1} steps; use max_participations <= "
+            f"{participation.participations(n)} (= ceil(n/b)) or a longer horizon"
+        )
+    return n, participation
+
+
+# -- the families ------------------------------------------------------------------------------------------------
+
+def _mu(problem) -> float:
+    return float(problem.mu) if isinstance(problem, (LinearRegression, StronglyConvex)) else 1.0
+
+
+def _tuned_nu(problem, n: int, participation: Participation, rho: float) -> tuple[float, float]:
+    """``ν`` minimising ``F_n`` of ν-DP-FTRL (bounded Brent on ``log ν`` over ``[10⁻⁶, 1]``) and ``F_n`` there."""
+    f = lambda u: F_inf(nu_ftrl(math.exp(u)), problem, rho=rho, horizon=n, participation=participation)
+    res = minimize_scalar(f, bounds=(math.log(1e-6), 0.0), method="bounded", options={"xatol": 1e-3})
+    return math.exp(res.x), float(res.fun)
+
+
+def _lti_optimum(problem: LinearRegression) -> FiniteToeplitz:
+    r"""The minimiser of the LTI part of ``F∞`` over ``β`` (seed 004 Thm C.18): the minimum-phase factor of
+    ``|B|² = h^{−1/2}``, ``h(ω) = Σ_j λ_j/|1 − ηλ_j − e^{iω}|²``, on a grid resolving the narrowest pole."""
+    from .iqc import minimum_phase_factor  # cvxpy stays unloaded for the other families
+
+    gaps = problem.eta * problem.eigs
+    n_fft = 1 << max(15, math.ceil(math.log2(64.0 / float(np.min(gaps)))))
+    h = lambda w: np.sum(problem.eigs[:, None] / np.abs(1.0 - gaps[:, None] - np.exp(1j * w)[None, :]) ** 2, axis=0)
+    beta = minimum_phase_factor(lambda w: h(w) ** -0.5, n_fft=min(n_fft, 1 << 22))
+    return FiniteToeplitz(beta.beta, name=f"lti_optimum[{beta.beta.size} taps]")
+
+
+def _optimised(problem) -> Candidate:
+    if isinstance(problem, MeanEstimation):
+        return Candidate("seed-004 optimum", "optimised", mean_estimation_optimal(problem.eta),
+                         f"Thm 2.1's beta* (= nu-DP-FTRL at nu = eta = {problem.eta:g}): the exact minimiser of F_inf")
+    if isinstance(problem, LinearRegression):
+        mech = _lti_optimum(problem)
+        return Candidate("seed-004 optimum", "optimised", mech,
+                         f"|B|^2 = h^(-1/2), the minimiser of the LTI part of F_inf (Thm C.18), {mech.beta.size} taps")
+    from .iqc import optimize_correlation
+
+    result = optimize_correlation(problem)
+    return Candidate("seed-004 optimum", "optimised", result.beta,
+                     f"alternating SOCP of seed 004 Fig. 3 (Thm 3.1's J = {result.history[-1]:.4g} after "
+                     f"{len(result.history) - 1} steps), {result.beta.beta.size} taps")
+
+
+def _blt_candidates(n: int, participation: Participation) -> list[Candidate]:
+    from .blt.optimizer import optimize  # seed 003's Alg. 4
+
+    out = []
+    for d in (1, 2, 3, 4):
+        r = optimize(n, participation, buffers=d, loss="max")
+        out.append(Candidate(f"BLT d={d}", "blt", r.blt, f"seed 003 Alg. 4 for (n = {n}, {participation}), MaxLoss"))
+    n_short = max(1, n // 10)
+    r = optimize(n_short, _fit(participation, n_short), buffers=4, loss="max")
+    out.append(Candidate("BLT d=4, n/10", "blt", r.blt, f"optimised for n = {n_short} (a tenth of the horizon)"))
+    if not participation.single:
+        r = optimize(n, SINGLE_PARTICIPATION, buffers=4, loss="max")
+        out.append(Candidate("BLT d=4, k=1", "blt", r.blt, "optimised for a single participation"))
+    return out
+
+
+def _fit(participation: Participation, n: int) -> Participation:
+    """``participation`` restricted to what fits in ``n`` steps."""
+    return Participation(max_participations=participation.participations(n), min_sep=min(participation.min_sep, n))
+
+
+def _banded_candidates(n: int, participation: Participation) -> list[Candidate]:
+    # BSR: the band count minimising MaxLoss among powers of two up to b (so that b >= bands gives sqrt(k') exactly)
+    top = min(n, participation.min_sep if not participation.single else n)
+    options = sorted({min(1 << i, top) for i in range(top.bit_length() + 1)})
+    scored = []
+    for bands in options:
+        mech = banded_sqrt_toeplitz(bands)
+        scored.append((max_error(mech, n) * mech.sensitivity(n, participation), bands, mech))
+    _, bands, mech = min(scored, key=lambda s: s[:2])
+    out = [Candidate(f"BSR b={bands}", "banded", mech,
+                     f"banded square root, bands = {bands} minimises MaxLoss among powers of two <= {top}")]
+    if n > BANDMF_LIMIT:
+        out.append(Candidate("BandMF", "banded", None, why=f"O(n^3) optimiser; n > {BANDMF_LIMIT}"))
+    else:
+        bands_mf = max(1, min(participation.min_sep, n)) if not participation.single else n
+        res = optimize_banded(n, bands=bands_mf, participation=participation)
+        out.append(Candidate(f"BandMF b={bands_mf}", "banded", res.mechanism,
+                             f"BandMF (Choquette-Choo et al. 2023), RmsLoss-optimal with {bands_mf} bands"))
+    return out
+
+
+def candidates(problem, *, horizon: int, participation: Participation | None = None, rho: float = 1.0,
+               families=FAMILIES) -> list[Candidate]:
+    """The members of ``families`` (:data:`FAMILIES`) chosen for the setting (module docstring); ``rho`` only enters
+    the tuned ``ν`` of ν-DP-FTRL, which is scale-free in ``ρ`` except through the gradient noise."""
+    n, participation = _check_setting(problem, horizon, participation)
+    families = _check_families(families)
+    out: list[Candidate] = []
+    for family in families:
+        if family == "dpsgd":
+            out.append(Candidate("DP-SGD", family, dpsgd(), "beta = (1): independent noise"))
+        elif family == "nu_ftrl":
+            nu_paper = min(problem.eta * _mu(problem), 1.0)
+            if isinstance(problem, StronglyConvex):
+                out.append(Candidate("nu-FTRL tuned", family, None, why="no exact F_n to tune on"))
+            else:
+                nu, _ = _tuned_nu(problem, n, participation, rho)
+                out.append(Candidate("nu-FTRL tuned", family, nu_ftrl(nu), f"nu = {nu:.4g} minimises F_n"))
+            out.append(Candidate("nu-FTRL eta*mu", family, nu_ftrl(nu_paper), f"nu = eta*mu = {nu_paper:.4g} (seed 004)"))
+        elif family == "sqrt":
+            out.append(Candidate("sqrt (Optimal-CC)", family, optimal_cc(), "C = N = A^(1/2) (Fichtenberger et al.; nu = 0)"))
+        elif family == "blt":
+            out.extend(_blt_candidates(n, participation))
+        elif family == "tree":
+            for readout in ("vanilla", "honaker", "full"):
+                if readout == "full" and n > DENSE_LIMIT:
+                    out.append(Candidate("tree full", family, None, why=f"O(n^3) least squares; n > {DENSE_LIMIT}"))
+                else:
+                    out.append(Candidate(f"tree {readout}", family, TreeAggregation(readout), f"seed 000 / seed 003 read-out {readout!r}"))
+        elif family == "optimised":
+            out.append(_optimised(problem))
+        elif family == "banded":
+            out.extend(_banded_candidates(n, participation))
+    return out
+
+
+def _check_families(families) -> tuple[str, ...]:
+    families = (families,) if isinstance(families, str) else tuple(families)
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown or not families:
+        raise ValueError(f"families must be a non-empty selection of {FAMILIES}, got {families!r}")
+    return families
+
+
+def _as_candidate(item) -> Candidate:
+    if isinstance(item, Candidate):
+        return item
+    if isinstance(item, Mechanism):
+        return Candidate(item.name, "given", item)
+    raise ValueError(f"mechanisms must hold dptheory.Mechanism or Candidate objects or family names {FAMILIES}, got {item!r}")
+
+
+# -- the cells ---------------------------------------------------------------------------------------------------
+
+def _dense_needed(mech: Mechanism, n: int, participation: Participation) -> bool:
+    """Whether the sensitivity of ``mech`` over ``n`` steps under ``participation`` needs the dense ``n × n`` strategy."""
+    if participation.participations(n) == 1:
+        return not isinstance(mech, (ToeplitzMechanism, TreeAggregation))
+    if isinstance(mech, BandedToeplitz) and participation.min_sep >= mech.bands:
+        return False
+    if isinstance(mech, ToeplitzMechanism):
+        return not _theorem_3_1_applies(mech.strategy_coeffs(n))
+    return not isinstance(mech, TreeAggregation)
+
+
+def _sensitivity_cell(mech: Mechanism, n: int, participation: Participation) -> Cell:
+    if _dense_needed(mech, n, participation) and n > DENSE_LIMIT:
+        return Cell.absent(f"dense sensitivity route; n > {DENSE_LIMIT}")
+    report = mech.sensitivity_report(n, participation)
+    if not math.isfinite(report.upper):
+        return Cell(math.inf, route=f"unbounded at n = {n}: the strategy's coefficients overflow ({report.route})")
+    if report.exact:
+        return Cell(report.value, route=report.route)
+    return Cell(report.upper, route=f"bounds [{report.lower:.6g}, {report.upper:.6g}]: {report.route}", upper=True)
+
+
+def _loss_cells(mech: Mechanism, n: int, sens: Cell) -> tuple[Cell, Cell]:
+    if sens.value is None:
+        return Cell.absent("no sensitivity"), Cell.absent("no sensitivity")
+    if not isinstance(mech, (ToeplitzMechanism, TreeAggregation)) and n > DENSE_LIMIT:
+        return Cell.absent(f"dense route; n > {DENSE_LIMIT}"), Cell.absent(f"dense route; n > {DENSE_LIMIT}")
+    route = "error from row energies at q = 1 (seed 003 Eq. 9) times sens (Eq. 10)"
+    return (Cell(max_error(mech, n) * sens.value, route=route, upper=sens.upper),
+            Cell(rms_error(mech, n) * sens.value, route=route, upper=sens.upper))
+
+
+def _F_n_cell(mech: Mechanism, problem, n: int, participation: Participation, rho: float, G: float, sens: Cell) -> Cell:
+    if isinstance(problem, StronglyConvex):
+        return Cell.absent("no exact F_n for a non-quadratic loss")
+    if sens.value is None:
+        return Cell.absent("no sensitivity")
+    if sens.upper:
+        return Cell.absent("sensitivity only bounded")
+    if not isinstance(mech, ToeplitzMechanism) and isinstance(problem, LinearRegression) and n > DENSE_LIMIT:
+        return Cell.absent(f"every row of F_q N (dense); n > {DENSE_LIMIT}")
+    if not isinstance(mech, (ToeplitzMechanism, TreeAggregation)) and n > DENSE_LIMIT:
+        return Cell.absent(f"dense route; n > {DENSE_LIMIT}")
+    value = F_inf(mech, problem, rho=rho, G=G, horizon=n, participation=participation)
+    what = "App. B eq. 18 at n steps" if isinstance(problem, MeanEstimation) else "exact n-step second moments"
+    return Cell(value, route=f"F_inf(horizon=n): last iterate from theta*, {what}")
+
+
+def _F_inf_cell(mech: Mechanism, problem, participation: Participation, rho: float, G: float) -> Cell:
+    if isinstance(problem, StronglyConvex):
+        return Cell.absent("no exact F_inf for a non-quadratic loss; see bound")
+    if not mech.stationary:
+        return Cell.absent("not stationary")
+    try:
+        value = F_inf(mech, problem, rho=rho, G=G, participation=participation)
+    except ValueError as exc:  # e.g. eta beyond the stationary range of Gaussian linear regression
+        return Cell.absent(str(exc).split(" (")[0][:60])
+    route = "stationary F_inf, streaming-limit sensitivity" + ("" if participation.single else " under the participation")
+    return Cell(value, route=route if math.isfinite(value) else "gamma_inf = inf: no finite noise is private forever")
+
+
+def _bound_cell(mech: Mechanism, problem, participation: Participation, rho: float, G: float) -> Cell:
+    if not isinstance(problem, StronglyConvex):
+        return Cell.absent("strongly convex problems only")
+    if not mech.stationary:
+        return Cell.absent("not stationary")
+    from .iqc import F_inf_bound
+
+    result = F_inf_bound(mech, problem, rho=rho, G=G, participation=participation)
+    return Cell(result.value, route="seed 004 Thm 3.1 (SOCP), streaming-limit sensitivity")
+
+
+def _buffers(mech: Mechanism, n: int) -> Cell:
+    r"""Past values per coordinate the mechanism's own noise stream holds over ``n`` steps."""
+    if isinstance(mech, BLT):
+        return Cell(mech.theta.size, route="d buffers (seed 003 Alg. 3)")
+    if isinstance(mech, BandedToeplitz):
+        return Cell(mech.bands - 1, route="bands - 1 past outputs (recursive solve of C x = z)")
+    if isinstance(mech, FiniteToeplitz):
+        return Cell(min(mech.beta.size, n) - 1, route="FIR: len(beta) - 1 past draws")
+    if isinstance(mech, ToeplitzMechanism):
+        return Cell(n - 1, route="every past draw (infinite beta, FFT overlap-save)")
+    if isinstance(mech, TreeAggregation) and mech.readout != "full":
+        return Cell(n.bit_length(), route="one node per level, floor(lg n) + 1 (seed 000 B.1)")
+    return Cell(n - 1, route="every past draw (dense noising matrix)")
+
+
+def _us_per_step(mech: Mechanism, n: int, d: int, exact_stream: bool) -> Cell:
+    steps = min(n, 512)
+    stream = mech.noise_stream((d,), np.zeros(1), None if exact_stream else n)
+    z = np.random.default_rng(0).standard_normal((steps, d))
+    start = time.perf_counter()
+    stream(z)
+    return Cell(1e6 * (time.perf_counter() - start) / steps, route=f"first {steps} steps, d = {d}, NumPy (informational)")
+
+
+def _row(candidate: Candidate, problem, n: int, participation: Participation, rho: float, G: float, timing: bool) -> Row:
+    mech = candidate.mechanism
+    if mech is None:
+        return Row(candidate.label, candidate.family, candidate.how, {c: Cell.absent(candidate.why) for c in COLUMNS})
+    sens = _sensitivity_cell(mech, n, participation)
+    sigma = (Cell.absent("no sensitivity") if sens.value is None
+             else Cell(noise_multiplier(sens.value, rho=rho), route="sens / sqrt(2 rho) (seed 004 Thm 1.1)", upper=sens.upper))
+    max_l, rms_l = _loss_cells(mech, n, sens)
+    buffers = _buffers(mech, n)
+    if not timing:
+        speed = Cell.absent("timing off")
+    elif buffers.value >= n - 1 and not isinstance(mech, ToeplitzMechanism) and n > DENSE_LIMIT:
+        speed = Cell.absent(f"dense stream; n > {DENSE_LIMIT}")
+    else:
+        speed = _us_per_step(mech, n, problem.d, mech.exact_stream)
+    cells = dict(
+        sensitivity=sens, sigma=sigma, max_loss=max_l, rms_loss=rms_l,
+        F_n=_F_n_cell(mech, problem, n, participation, rho, G, sens),
+        F_inf=_F_inf_cell(mech, problem, participation, rho, G),
+        bound=_bound_cell(mech, problem, participation, rho, G),
+        buffers=buffers, us_per_step=speed,
+    )
+    return Row(candidate.label, candidate.family, candidate.how, cells)
+
+
+def compare(mechanisms=None, problem=None, *, horizon: int, participation: Participation | None = None, rho=None,
+            eps=None, delta=None, G: float = 1.0, conversion: str = "exact", timing: bool = True) -> Comparison:
+    r"""Every mechanism of ``mechanisms`` on ``problem`` over ``horizon = n`` steps under ``participation`` at one
+    privacy target (``rho``, or ``eps`` with ``delta``): a :class:`Comparison` (module docstring for the columns).
+
+    ``mechanisms``: ``None`` for every family of :data:`FAMILIES`, or a list mixing family names (built for the
+    setting by :func:`candidates`), :class:`Candidate` objects and :class:`~dptheory.Mechanism` objects.
+    ``timing=False`` leaves out the measured time per step (the only column that is not a pure function of the
+    arguments). Raises ``ValueError`` for an unknown problem or family, a target given both ways (or neither), and
+    a participation that cannot occur within ``n``.
+
+    >>> import dptheory as dpt
+    >>> table = dpt.compare(["dpsgd", "sqrt"], dpt.MeanEstimation(eta=0.1), horizon=1000, rho=1.0, timing=False)
+    >>> table.best("F_n"), round(table["DP-SGD"].value("F_n") / table["sqrt (Optimal-CC)"].value("F_n"), 3)
+    ('sqrt (Optimal-CC)', 4.337)
+    """
+    rho, epsilon, delta = resolve_privacy(rho=rho, epsilon=eps, delta=delta, conversion=conversion)
+    G = check_in_interval("G", G, 0.0)
+    n, participation = _check_setting(problem, horizon, participation)
+    if not isinstance(timing, bool):
+        raise ValueError(f"timing must be True or False, got {timing!r}")
+    items = list(FAMILIES) if mechanisms is None else ([mechanisms] if isinstance(mechanisms, (str, Mechanism, Candidate)) else list(mechanisms))
+    if not items:
+        raise ValueError("mechanisms must name at least one family or mechanism")
+    chosen: list[Candidate] = []
+    for item in items:
+        if isinstance(item, str):
+            chosen.extend(candidates(problem, horizon=n, participation=participation, rho=rho, families=(item,)))
+        else:
+            chosen.append(_as_candidate(item))
+    rows = tuple(_row(c, problem, n, participation, rho, G, timing) for c in chosen)
+    if epsilon is None:
+        delta = 1e-6
+        epsilon = epsilon_from_rho(rho, delta=delta, conversion=conversion)
+    setting = dict(problem=repr(problem), horizon=n, participation=repr(participation), rho=rho, epsilon=epsilon,
+                   delta=delta, conversion=conversion, G=G)
+    return Comparison(rows, setting)
