@@ -3,6 +3,7 @@ TreeAgg-Full, against the exact values of errata 000 §5 and errata 003 C9, C15.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -15,6 +16,8 @@ from dptheory.mechanisms import (
     TreeAggregation, dense_sensitivity, increment_variance, prefix_loss, prefix_variance, remark32_loss, tree_depth,
     tree_nodes,
 )
+from dptheory.mechanisms.base import MAX_PATTERNS
+from dptheory.mechanisms.tree import _level_bound, _max_pattern_energy, _pattern_energy
 
 READOUTS = ("vanilla", "honaker", "full")
 P = dpt.Participation
@@ -136,7 +139,8 @@ def test_remark_3_2_lower_bound_is_not_tight_for_the_vanilla_released_nodes():
 
 
 def test_table3_treeagg_full_with_the_remark_3_2_sensitivity():
-    """errata 003 C15: (2052, 342, 6) sens² = 118, MaxLoss 14.9809, RmsLoss 12.4715; exact sens_Π is out of reach."""
+    """errata 003 C15: (2052, 342, 6) sens² = 118, MaxLoss 14.9809, RmsLoss 12.4715; the exact sens_Π (beyond
+    enumeration, by the dynamic programme) is the same 118, so seed 003's Table 3 entry is exact."""
     mech, part = TreeAggregation("full"), P(max_participations=6, min_sep=342)
     loss = remark32_loss(mech, 2052, part)
     rec = golden("003", "seed003.table3.recomputed")
@@ -144,10 +148,12 @@ def test_table3_treeagg_full_with_the_remark_3_2_sensitivity():
     assert loss.max_loss == pytest.approx(rec.value["TreeAgg-Full"][0], abs=5e-5)
     assert loss.rms_loss == pytest.approx(rec.value["TreeAgg-Full"][1], abs=5e-5)
     assert "Remark 3.2" in loss.mechanism
-    with pytest.raises(ValueError, match="participation patterns"):
-        prefix_loss(mech, 2052, part)  # the exact route refuses; it never returns the bound as if exact
+    assert part.count_patterns(2052) > MAX_PATTERNS
     report = mech.sensitivity_report(2052, part)
-    assert not report.exact and report.lower == pytest.approx(loss.sensitivity) and report.upper > report.lower
+    assert report.exact and report.value == pytest.approx(loss.sensitivity, rel=1e-15)
+    assert "dynamic programme" in report.route
+    exact = prefix_loss(mech, 2052, part)
+    assert (exact.max_loss, exact.rms_loss) == pytest.approx((loss.max_loss, loss.rms_loss), rel=1e-14)
     assert mech.sensitivity(2052) ** 2 == pytest.approx(12.0)
 
 
@@ -156,6 +162,166 @@ def test_c15_other_settings():
     assert remark32_loss(mech, 2000, P(max_participations=3, min_sep=400)).rms_loss == pytest.approx(8.0965, abs=5e-5)
     five = remark32_loss(mech, 2000, P(max_participations=5, min_sep=400))
     assert (five.max_loss, five.rms_loss) == pytest.approx((14.7578, 9.7945), abs=5e-5)
+
+
+# -- structured routes: the last row energy and the multi-participation sensitivity without dense matrices --------
+
+_SMALL_N = [*range(1, 71), 100, 127, 128, 129, 255, 300, 1000]
+_QS = np.array([-1.0, -0.5, 0.0, 0.3, 0.9, 0.99, 1.0 - 1e-9, 1.0])
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_final_row_energy_equals_the_last_dense_row_energy(readout):
+    """‖e_{n−1}ᵀ F_q N‖² from the node ranges of the decoder, against the dense route on N (1-D q bypasses the q = 1
+    closed form), to 1e-12 relative."""
+    mech = TreeAggregation(readout)
+    for n in _SMALL_N:
+        np.testing.assert_allclose(mech.final_row_energy(_QS, n), mech.row_energies(_QS, n)[:, -1], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_final_row_energy_at_q_1_and_0_is_the_last_prefix_and_increment_variance(readout):
+    """q = 1: prefix_variance(n) (errata 000 §5 #2, #3); q = 0: increment_variance(n) = ‖N_{n−1}‖² (§5 #9, #10)."""
+    mech = TreeAggregation(readout)
+    for n in (1, 2, 3, 12, 64, 100, 1000):
+        assert isinstance(mech.final_row_energy(0.5, n), float)
+        assert mech.final_row_energy(1.0, n) == pytest.approx(float(prefix_variance(n, readout)), rel=1e-13)
+        assert mech.final_row_energy(0.0, n) == pytest.approx(float(increment_variance(n, readout)), rel=1e-13)
+    n = 100_000  # no n × m matrix: the closed forms at a size the dense route cannot reach
+    e = mech.final_row_energy(np.array([1.0, 0.0, -0.5]), n)
+    assert e[0] == pytest.approx(float(prefix_variance(n, readout)), rel=1e-12)
+    if readout == "vanilla":
+        assert e[1] == pytest.approx(_tz_plus_one(n))
+    assert np.all(np.isfinite(e)) and e.shape == (3,)
+
+
+def _tz_plus_one(t: int) -> int:
+    return (t & -t).bit_length()
+
+
+def test_final_row_energy_of_full_is_the_dense_route():
+    mech = TreeAggregation("full")
+    assert mech.final_row_energy(0.9, 40) == pytest.approx(mech.row_energies(0.9, 40)[-1], rel=1e-15)
+
+
+def _node_count_energy(pattern, n, readout):
+    """The pattern energy Σ_ν #(π ∩ ν)² by a scan of tree_nodes (an oracle independent of _pattern_energy)."""
+    pattern = np.sort(np.asarray(pattern))
+    nodes = tree_nodes(n, readout)
+    lo, hi = nodes[:, 1] << nodes[:, 0], (nodes[:, 1] + 1) << nodes[:, 0]
+    counts = np.searchsorted(pattern, hi) - np.searchsorted(pattern, lo)
+    return int(np.sum(counts**2))
+
+
+@pytest.mark.parametrize("readout", READOUTS)
+def test_pattern_energy_is_the_norm_of_C_times_the_pattern_indicator(readout):
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 7, 16, 33, 100, 129):
+        C = TreeAggregation(readout).strategy_matrix(n)
+        for size in (1, 2, 5):
+            pattern = rng.choice(n, size=min(size, n), replace=False)
+            assert _pattern_energy(pattern, n, readout) == pytest.approx(np.sum(C[:, pattern].sum(axis=1) ** 2))
+
+
+@pytest.mark.parametrize("readout", READOUTS)
+def test_remark32_counted_per_node_equals_the_dense_formula(readout):
+    """Seed 003 Remark 3.2: ‖C u(π*)‖ without C equals the column sum of the dense strategy."""
+    mech = TreeAggregation(readout)
+    for n in (1, 5, 16, 40, 100, 129, 300):
+        C = mech.strategy_matrix(n)
+        for k, b in ((2, 1), (3, 7), (4, 13), (6, 50)):
+            part = P(max_participations=k, min_sep=b)
+            dense = float(np.linalg.norm(C[:, part.earliest(n)].sum(axis=1)))
+            assert mech.remark32_sensitivity(n, part) == pytest.approx(dense, rel=1e-15), (n, k, b)
+
+
+def _grid():
+    return [(n, k, b) for n in range(2, 41) for k in (2, 3, 4) for b in (1, 2, 3, 5, 8, 13)
+            if P(max_participations=k, min_sep=b).participations(n) >= 2]
+
+
+@functools.cache
+def _brute_sens2(readout: str, n: int, k: int, b: int) -> int:
+    """sens² by enumerating every pattern over the dense C^T C (seed 003 eq. 6): the oracle."""
+    C = TreeAggregation(readout).strategy_matrix(n)
+    return round(dense_sensitivity(C, P(max_participations=k, min_sep=b)) ** 2)
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_structured_bounds_bracket_the_brute_force_and_are_exact_where_they_meet(readout):
+    """Remark 3.2 below, the per-level bound above; where they meet they are the value. Of the 624 cases of the grid
+    they meet in 554 for the complete-dyadic tree (honaker, full) and in 95 for vanilla's left children."""
+    meet = 0
+    for n, k, b in _grid():
+        k1 = P(max_participations=k, min_sep=b).participations(n)
+        lower, upper = _pattern_energy(np.arange(k1) * b, n, readout), _level_bound(n, k1, b, readout)
+        exact = _brute_sens2(readout, n, k, b)
+        assert lower <= exact <= upper, (n, k, b)
+        if lower == upper:
+            meet += 1
+    assert (meet, len(_grid())) == ({"honaker": 554, "vanilla": 95}[readout], 624)
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_dynamic_programme_equals_the_brute_force(readout):
+    """The exact programme against enumeration over every (n ≤ 40, k, b) of the grid and a few larger n."""
+    for n, k, b in _grid() + [(n, 2, b) for n in (64, 100, 127, 128, 129) for b in (1, 3, 8, 21)]:
+        k1 = P(max_participations=k, min_sep=b).participations(n)
+        assert _max_pattern_energy(n, k1, b, readout) == _brute_sens2(readout, n, k, b), (n, k, b)
+
+
+def test_remark32_is_not_tight_for_the_complete_tree_at_n_1e4():
+    """Remark 3.2's π* gives sens² = 255 at n = 10⁴, k = 10, b = 1000, but a pattern that waits for dyadic
+    boundaries reaches 261, the exact value (honaker and full; vanilla 185 vs 203)."""
+    n, part = 10_000, P(max_participations=10, min_sep=1000)
+    better = np.array([0, 1000, 2000, 3072, 4072, 5120, 6144, 7168, 8168, 9168])
+    assert np.all(np.diff(better) >= 1000)
+    for readout, remark, exact in (("honaker", 255, 261), ("full", 255, 261), ("vanilla", 185, 203)):
+        mech = TreeAggregation(readout)
+        assert mech.remark32_sensitivity(n, part) ** 2 == pytest.approx(remark, rel=1e-14)
+        assert _node_count_energy(part.earliest(n), n, readout) == remark
+        assert mech.sensitivity(n, part) ** 2 == pytest.approx(exact, rel=1e-14)
+        assert "dynamic programme" in mech.sensitivity_route(n, part)
+        assert ("C", n) not in mech._cache  # no dense strategy was built
+    assert _node_count_energy(better, n, "honaker") == _pattern_energy(better, n, "honaker") == 261
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_multi_participation_sensitivity_at_n_1e4_and_prefix_loss(readout):
+    """Runs without a dense matrix (the cross-mechanism table's sizes); prefix_loss now has an exact sensitivity."""
+    mech, n = TreeAggregation(readout), 10_000
+    for k, b in ((10, 1000), (4, 7)):
+        part = P(max_participations=k, min_sep=b)
+        report = mech.sensitivity_report(n, part)
+        assert report.exact and report.lower >= mech.remark32_sensitivity(n, part)
+        assert report.value <= math.sqrt(_level_bound(n, part.participations(n), b, readout))
+    loss = prefix_loss(mech, n, P(max_participations=10, min_sep=1000))
+    assert loss.sensitivity == mech.sensitivity(n, P(max_participations=10, min_sep=1000))
+    assert loss.max_error**2 == pytest.approx(max(float(prefix_variance(t, readout)) for t in range(1, n + 1)))
+    assert ("C", n) not in mech._cache
+
+
+def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
+    """n = 40000, three participations, b = 1: the bounds meet for honaker (exact); for vanilla they do not and the
+    programme's 40000 blocks are beyond its budget, so sensitivity refuses and the report gives the bounds."""
+    n, part = 40_000, P(max_participations=3, min_sep=1)
+    honaker = TreeAggregation("honaker").sensitivity_report(n, part)
+    assert honaker.exact and honaker.value**2 == pytest.approx(134)
+    assert "meets the per-level upper bound" in honaker.route
+    vanilla = TreeAggregation("vanilla")
+    report = vanilla.sensitivity_report(n, part)
+    assert not report.exact and (report.lower**2, report.upper**2) == pytest.approx((132, 134))
+    assert "bounds" in report.route and ("C", n) not in vanilla._cache
+    with pytest.raises(ValueError, match=r"bounds \[11\.4891, 11\.5758\] do not meet.*sensitivity_report"):
+        vanilla.sensitivity(n, part)
+    with pytest.raises(ValueError, match="only bounded"):
+        prefix_loss(vanilla, n, part)
+
+
+def test_small_cases_keep_the_dense_enumeration_as_route():
+    part = P(max_participations=2, min_sep=5)
+    assert "enumeration" in TreeAggregation("vanilla").sensitivity_route(64, part)
+    assert "enumeration" not in TreeAggregation("vanilla").sensitivity_route(5000, part)
 
 
 @pytest.mark.parametrize("readout", ["vanilla", "honaker"])

@@ -25,10 +25,23 @@ and ``m = n`` for ``"vanilla"``.
 
 Sensitivity (errata 000 §2.11): a leaf lies in at most ``⌊lg n⌋ + 1`` released nodes, attained at leaf 0, so the
 single-participation sensitivity is ``√(⌊lg n⌋ + 1)`` — the paper's ``⌈lg n⌉`` is one short at powers of two
-(:func:`tree_depth` keeps both). ``C ≥ 0`` elementwise, so ``CᵀC ≥ 0`` and the multi-participation sensitivity is the
-maximum over patterns of the sum of Gram entries (dense enumeration, :func:`~dptheory.mechanisms.dense_sensitivity`);
-beyond enumeration :meth:`~dptheory.Mechanism.sensitivity_report` gives Remark 3.2's lower bound ``‖C u(π*)‖`` (seed
-003, which evaluates TreeAgg with it; tight in every brute-force case, errata 003 C9) and an upper bound.
+(:func:`tree_depth` keeps both). ``C`` is a 0/1 matrix, so ``CᵀC ≥ 0`` and under ``k`` participations ``b`` apart the
+squared sensitivity (seed 003 eq. 6) is the largest **pattern energy** ``Σ_ν #(π ∩ ν)²`` over the patterns ``π`` of
+``k' = min(k, ⌈n/b⌉)`` steps pairwise ``≥ b`` apart, the sum running over the released nodes ``ν``. Routes, cheapest
+exact one first (:meth:`TreeAggregation.sensitivity_report` names the one used):
+
+* the dense enumeration over ``CᵀC`` (:func:`~dptheory.mechanisms.dense_sensitivity`), kept where it is cheap: at
+  most ``MAX_PATTERNS`` patterns and ``n ≤ 4096``; the oracle of the two below;
+* Remark 3.2's lower bound (seed 003), the energy of the earliest pattern ``π* = (0, b, …, (k'−1)b)`` counted node by
+  node in ``O(k' log n)`` (:meth:`TreeAggregation.remark32_sensitivity`), against a per-level upper bound
+  (:func:`_level_bound`): where they meet the value is exact;
+* otherwise an exact dynamic programme over the patterns (:func:`_max_pattern_energy`), within a work budget; beyond
+  it only the two bounds are reported.
+
+Remark 3.2's bound is tight in every small brute-force case for the complete-dyadic tree (errata 003 C9) but **not in
+general**: at ``n = 10⁴, k = 10, b = 1000`` it gives ``sens² = 255`` where the pattern
+``(0, 1000, 2000, 3072, 4072, 5120, 6144, 7168, 8168, 9168)`` reaches ``261`` (honaker and full; vanilla 185 vs
+203). At seed 003's Table 3 setting (``n = 2052, k = 6, b = 342``) it is exact, ``sens² = 118``.
 :func:`remark32_loss` is seed 003's loss with that lower bound, labelled as such.
 
 Noise stream (:class:`TreeStream`), ``O(log n)`` memory, one white draw per step:
@@ -53,6 +66,7 @@ implementation trap of seed 000 B.1, errata 000 §7 #2) is possible in the strea
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Callable
@@ -62,7 +76,10 @@ import scipy.linalg
 from array_api_compat import array_namespace
 
 from .._validation import check_int
-from .base import DenseNoise, Mechanism, Participation, _check_participation, dense_sensitivity
+from .base import (
+    MAX_PATTERNS, DenseNoise, Mechanism, Participation, SensitivityReport, _check_participation, _check_q,
+    dense_sensitivity,
+)
 from .losses import PrefixLoss
 
 __all__ = [
@@ -179,6 +196,183 @@ def increment_variance(t: int, readout: str = "vanilla") -> Fraction:
     return sum(((cur.get(key, 0) - prev.get(key, 0)) ** 2 for key in cur.keys() | prev.keys()), Fraction(0))
 
 
+# -- structured routes: no n × m matrix --------------------------------------------------------------------------
+
+#: The dense enumeration stays the sensitivity route up to this ``n`` (where it has at most ``MAX_PATTERNS`` patterns).
+_DENSE_MAX_N = 4096
+#: Budget of :func:`_max_pattern_energy`: blocks scanned, and (state, offset) cells kept over the whole scan.
+_DP_MAX_BLOCKS = 1 << 14
+_DP_MAX_CELLS = 1 << 24
+#: Entries of one ``(len(q), n + 1)`` array of powers in :func:`_final_row_energy`.
+_POWERS_CHUNK = 1 << 22
+
+
+def _released(index, level, n: int, readout: str) -> np.ndarray:
+    """Whether node ``(level, index)`` is released over ``n`` steps: complete, and a left child (even index) for
+    ``"vanilla"`` (module docstring); broadcasts over ``index`` and ``level``."""
+    index = np.asarray(index)
+    complete = ((index + 1) << level) <= n
+    return complete & (index % 2 == 0) if readout == "vanilla" else complete
+
+
+def _final_row_energy(q: np.ndarray, n: int, readout: str) -> np.ndarray:
+    r"""``‖e_{n−1}ᵀ F_q N‖²`` for each ``q`` of a 1-D array, vanilla and honaker, without the ``n × m`` matrix.
+
+    ``Σ_t q^{n−1−t} N_t = Σ_t g_t B_t`` (``N_t = B_t − B_{t−1}``) with ``g_t = h_t − h_{t+1}``, ``h_t = q^{n−1−t}`` and
+    ``h_n = 0``. The decoder entry ``B_{t,ν}`` of a node ``ν = (ℓ, j)`` is the Honaker weight ``w_{L−ℓ}(L) =
+    2^ℓ/(2^{L+1} − 1)`` (``1`` and ``L = ℓ`` for vanilla) while its ancestor ``(L, J)`` is a chosen node of the prefix
+    ``[0, t]``: ``J`` even and ``t ∈ [a, e)``, ``a = (J+1)2^L − 1``, ``e = min(a + 2^L, n)`` (seed 000 B.1). Those
+    ranges are disjoint, so entry ``ν`` of the sum is ``Σ_L w_{L−ℓ}(L) (h_a − h_e)``: ``O(m log n)`` per ``q``. A
+    difference ``h_a − h_e`` loses relative precision only where it is ``O(1 − q)`` small, so the sum of squares keeps
+    it.
+    """
+    top, out = n.bit_length(), np.zeros(q.size)
+    chunk = max(1, _POWERS_CHUNK // (n + 1))
+    for first in range(0, q.size, chunk):
+        qs = q[first:first + chunk, None]
+        h = np.concatenate([qs ** np.arange(n - 1, -1, -1), np.zeros((qs.shape[0], 1))], axis=1)
+        for lvl in range(top):
+            j = np.flatnonzero(_released(np.arange(n >> lvl), lvl, n, readout))
+            v = np.zeros((qs.shape[0], j.size))
+            for L in range(lvl, top if readout == "honaker" else lvl + 1):
+                J = j >> (L - lvl)
+                a = ((J + 1) << L) - 1
+                sel = np.flatnonzero((J % 2 == 0) & (a < n))
+                weight = 2.0**lvl / (2.0 ** (L + 1) - 1.0) if readout == "honaker" else 1.0
+                v[:, sel] += weight * (h[:, a[sel]] - h[:, np.minimum(a[sel] + (1 << L), n)])
+            out[first:first + chunk] += np.einsum("qm,qm->q", v, v)
+    return out
+
+
+def _pattern_energy(pattern, n: int, readout: str) -> int:
+    r"""``‖C u(π)‖² = Σ_ν #(π ∩ ν)²`` over the released nodes ``ν`` for a pattern ``π`` of steps (``u(π)`` its
+    indicator), counted level by level in ``O(|π| log n)`` without ``C``: the inner value of seed 003 eq. 6 for
+    ``C ≥ 0``."""
+    pattern = np.asarray(pattern, dtype=np.int64)
+    total = 0
+    for lvl in range(n.bit_length()):
+        index = pattern >> lvl
+        _, counts = np.unique(index[_released(index, lvl, n, readout)], return_counts=True)
+        total += int(np.sum(counts**2))
+    return total
+
+
+def _level_bound(n: int, k: int, b: int, readout: str) -> int:
+    r"""An upper bound on the pattern energy of ``k`` steps of ``[0, n)`` pairwise ``≥ b`` apart, level by level.
+
+    The released nodes of level ``ℓ`` are disjoint, so their counts satisfy ``0 ≤ x_ν ≤ c_ℓ = min(k, ⌈2^ℓ/b⌉)`` (a
+    span of ``2^ℓ`` steps holds at most ``⌈2^ℓ/b⌉``) and ``Σ_ν x_ν ≤ k`` over the ``M_ℓ`` released nodes. ``Σ_ν x_ν²``
+    is convex, so its maximum over that polytope is at a vertex, where every ``x_ν`` but one is ``0`` or ``c_ℓ``: the
+    greedy fill, ``min(M_ℓ, ⌊k/c_ℓ⌋) c_ℓ² + (k mod c_ℓ)²`` (the remainder only where a node is left). Summed over the
+    levels, which ignores that one pattern must serve them all.
+    """
+    total = 0
+    for lvl in range(n.bit_length() if k else 0):
+        cap = min(k, -(-(1 << lvl) // b))
+        nodes = (n >> lvl) if readout != "vanilla" else ((n >> lvl) + 1) // 2
+        full, rest = divmod(k, cap)
+        total += min(full, nodes) * cap * cap + (rest * rest if full < nodes else 0)
+    return total
+
+
+def _block_choices(counts: np.ndarray, value: np.ndarray, low: np.ndarray, released: np.ndarray, k: int,
+                   b: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""One block of :func:`_max_pattern_energy`: every state takes ``d = 0, 1, 2`` participations (total ``≤ k``) at
+    offsets ``x < y``, ``y − x ≥ b``, each adding ``low`` at its offset and ``2v + 1`` at every released open ancestor
+    holding ``v``. The best energies by the next block's first free offset ``a`` are prefix maxima over the last
+    offset ``x ≤ a + w − b``."""
+    width = low.size
+    nxt = np.minimum(np.arange(width) + width - b, width - 1)
+    one = np.maximum.accumulate(value + low, axis=1)  # best energy with one participation at an offset <= x
+    held, total = counts[:, :-1] @ released, released.sum()
+    out_counts, out_value = [counts], [np.repeat(value[:, -1:], width, axis=1)]
+    ok = counts[:, -1] < k
+    out_counts.append(counts[ok] + 1)
+    out_value.append(one[ok][:, nxt] + (2 * held[ok] + total)[:, None])
+    ok = counts[:, -1] + 2 <= k
+    if b < width and ok.any():
+        two = np.full((int(ok.sum()), width), -np.inf)
+        two[:, b:] = low[b:] + one[ok, :width - b]
+        out_counts.append(counts[ok] + 2)
+        out_value.append(np.maximum.accumulate(two, axis=1)[:, nxt] + (4 * held[ok] + 4 * total)[:, None])
+    return np.concatenate(out_counts), np.concatenate(out_value)
+
+
+def _merge_states(counts: np.ndarray, value: np.ndarray, radix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equal count vectors merged into one state, best energy per offset."""
+    code = counts @ radix
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    starts = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1])))
+    return counts[order[starts]], np.maximum.reduceat(value[order], starts, axis=0)
+
+
+def _max_pattern_energy(n: int, k: int, b: int, readout: str) -> int | None:
+    r"""``max_π Σ_ν #(π ∩ ν)²`` over the patterns of ``k`` steps of ``[0, n)`` pairwise ``≥ b`` apart — ``sens²`` of
+    seed 003 eq. 6 for ``C ≥ 0`` — exactly, or ``None`` beyond ``_DP_MAX_BLOCKS`` / ``_DP_MAX_CELLS``.
+
+    A dynamic programme over blocks of ``w = 2^β ∈ [b, 2b)`` steps (``β = ⌈lg b⌉``), left to right. A node below level
+    ``β`` holds at most one participation and adds ``low(x)`` (the released nodes below ``β`` containing step ``x``);
+    the nodes of levels ``≥ β`` containing the block are its *open ancestors*, and a participation adds ``2v + 1`` to
+    one holding ``v``. A state is the vector of the open ancestors' counts and the total; per state the programme keeps,
+    for every offset ``a`` of the block, the best energy so far of the histories whose next participation may come at
+    ``a`` (:func:`_block_choices`). The rest of the energy depends on the past only through that pair, so the programme
+    is exact. A state is dropped when even the per-level bound (:func:`_level_bound`) on the rest, plus ``2v`` for
+    each later participation an open ancestor can still take, cannot beat the best energy known (Remark 3.2's
+    ``π*``, then the completed states'); completed states leave the scan.
+    """
+    beta = (b - 1).bit_length()
+    width, top = 1 << beta, n.bit_length()
+    blocks = -(-n // width)
+    levels = np.arange(beta, top)  # the block's own node and its ancestors that may be released
+    if blocks > _DP_MAX_BLOCKS or (k + 1) ** (levels.size + 1) >= 1 << 62:
+        return None
+    step = np.arange(blocks * width)
+    low = sum((_released(step >> lvl, lvl, n, readout) for lvl in range(min(beta, top))), np.zeros(step.size))
+    low = np.where(step < n, low, -np.inf).reshape(blocks, width)
+    block = np.arange(blocks + 1)[:, None]
+    ancestor = block >> (levels - beta)
+    released = _released(ancestor, levels, n, readout).astype(float)
+    room = -(-(np.minimum((ancestor + 1) << levels, n) - block * width) // b)  # steps b apart left in the ancestor
+    rest = np.array([_level_bound(n, r, b, readout) for r in range(k + 1)], dtype=float)
+    best = _pattern_energy(np.arange(k) * b, n, readout)
+    radix = (k + 1) ** np.arange(levels.size + 1)
+    counts, value = np.zeros((1, levels.size + 1), dtype=np.int64), np.zeros((1, width))
+    cells = 0
+    for j in range(blocks):
+        counts, value = _block_choices(counts, value, low[j], released[j], k, b)
+        counts[:, :min(_tz(j + 1) + 1, levels.size)] = 0  # the ancestors that end with block j
+        left = k - counts[:, -1]
+        later = np.minimum(left[:, None], room[j + 1])  # participations an open ancestor can still take
+        bound = value[:, -1] + rest[left] + 2 * (counts[:, :-1] * later @ released[j + 1])
+        done = (left == 0) | (j == blocks - 1)
+        best = max(best, int(value[done, -1].max(initial=0)))
+        keep = ~done & (bound > best)
+        if not keep.any():
+            break
+        counts, value = _merge_states(counts[keep], value[keep], radix)
+        cells += value.size
+        if cells > _DP_MAX_CELLS:
+            return None
+    return best
+
+
+@functools.lru_cache(maxsize=64)
+def _structured_sensitivity_squared(n: int, k: int, b: int, readout: str) -> tuple[int, int, str]:
+    r"""``(lower, upper, route)`` for ``sens²`` under ``k ≥ 2`` participations ``b`` apart over ``n`` steps, without a
+    dense matrix; ``lower == upper`` (integers) where the value is exact."""
+    lower = _pattern_energy(np.arange(k) * b, n, readout)
+    upper = _level_bound(n, k, b, readout)
+    if lower == upper:
+        return lower, upper, "Remark 3.2 lower bound ||C u(pi*)|| (seed 003) meets the per-level upper bound"
+    exact = _max_pattern_energy(n, k, b, readout)
+    if exact is not None:
+        return exact, exact, ("exact dynamic programme over the participation patterns (seed 003 eq. 6 with C >= 0: "
+                              "the largest sum over released nodes of #(pattern in node)^2)")
+    return lower, upper, ("bounds: seed 003 Remark 3.2 below, the per-level upper bound above (the exact dynamic "
+                          "programme is beyond its budget)")
+
+
 class TreeAggregation(Mechanism):
     r"""Binary-tree aggregation over complete dyadic nodes with one of the read-outs ``"vanilla"`` (GetSum),
     ``"honaker"`` (GetSumReducedVariance, corrected divisor) or ``"full"`` (least squares, seed 003's TreeAgg-Full);
@@ -187,9 +381,10 @@ class TreeAggregation(Mechanism):
     Not a square strategy: :meth:`strategy_matrix` is ``m × n`` (one row per released node), :meth:`decoder_matrix`
     ``B`` is ``n × m`` with ``B C = A``, :meth:`noising_matrix` is ``N = A⁻¹B`` (``n × m``). These three override the
     base class's triangular solves, which do not apply; ``row_energies`` (the dense route on ``N``, with the exact
-    ``q = 1`` closed forms for vanilla/honaker), :func:`~dptheory.mechanisms.dense_sensitivity` (``CᵀC`` is
-    ``n × n``), the losses, ``F_inf(horizon=n)`` and ``simulate(horizon=n)`` then work unchanged. ``stationary`` is
-    False (no ``horizon=None``).
+    ``q = 1`` closed forms for vanilla/honaker), the losses, ``F_inf(horizon=n)`` and ``simulate(horizon=n)`` then
+    work unchanged. Structured routes without any ``n × m`` matrix (vanilla/honaker; the sensitivity for full too):
+    :meth:`final_row_energy` in ``O(m log n)`` per ``q``, :meth:`sensitivity` under multiple participations and
+    :meth:`remark32_sensitivity` (module docstring). ``stationary`` is False (no ``horizon=None``).
     """
 
     stationary = False
@@ -302,29 +497,56 @@ class TreeAggregation(Mechanism):
     # -- sensitivity -----------------------------------------------------------------------------------------------
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
-        r"""``sens_Π(C)`` over ``n`` steps: ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11), else the exact
-        maximum over the participation patterns of ``CᵀC ≥ 0`` (seed 003 eq. 6), which refuses beyond
-        ``MAX_PATTERNS`` patterns: :meth:`sensitivity_report` then gives Remark 3.2's lower bound and an upper bound."""
+        r"""``sens_Π(C)`` over ``n`` steps (seed 003 eq. 6) by the cheapest exact route of the module docstring:
+        ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11); the dense enumeration where cheap; Remark 3.2's
+        lower bound where it meets the per-level upper bound; the exact dynamic programme within its budget. Beyond
+        that it refuses (:meth:`sensitivity_report` gives the bounds)."""
         if n is None:
             raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
-        n = check_int("n", n, 1)
-        participation = _check_participation(participation)
-        if participation.participations(n) == 1:
-            return math.sqrt(tree_depth(n))
-        return dense_sensitivity(self._cached("C", n, self._build_strategy), participation)
+        report = self.sensitivity_report(n, participation)
+        if not report.exact:
+            raise ValueError(
+                f"the sensitivity of {self.name} under {report.participation} over n = {report.n} steps is only "
+                f"bounded: the bounds [{report.lower:.6g}, {report.upper:.6g}] do not meet and the exact dynamic "
+                f"programme is beyond its budget; sensitivity_report(n, participation) returns them"
+            )
+        return report.value
+
+    def _enumerates(self, n: int, participation: Participation) -> bool:
+        """Whether the dense enumeration (the oracle) is the route: few patterns and ``n ≤ 4096``."""
+        return participation.count_patterns(n) <= MAX_PATTERNS and n <= _DENSE_MAX_N
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
         if participation.participations(n) == 1:
             return "floor(lg n) + 1 released nodes contain leaf 0 (errata 000 §2.11): the largest column norm of C"
-        return super().sensitivity_route(n, participation) + "; the tree's C >= 0 makes C^T C >= 0"
+        if self._enumerates(n, participation):
+            return super().sensitivity_route(n, participation) + "; the tree's C >= 0 makes C^T C >= 0"
+        k = participation.participations(n)
+        return _structured_sensitivity_squared(n, k, participation.min_sep, self.readout)[2]
+
+    def sensitivity_report(self, n: int, participation: Participation | None = None) -> SensitivityReport:
+        r"""The sensitivity with its route (:meth:`sensitivity`), or — beyond the dynamic programme's budget — Remark
+        3.2's lower bound and the per-level upper bound; never builds a dense strategy above ``n = 4096``."""
+        n = check_int("n", n, 1)
+        participation = _check_participation(participation)
+        k = participation.participations(n)
+        route = self.sensitivity_route(n, participation)
+        if k == 1:
+            value = math.sqrt(tree_depth(n))
+        elif self._enumerates(n, participation):
+            value = dense_sensitivity(self._cached("C", n, self._build_strategy), participation)
+        else:
+            lower, upper, _ = _structured_sensitivity_squared(n, k, participation.min_sep, self.readout)
+            return SensitivityReport(math.sqrt(lower), math.sqrt(upper), route, n, participation, k)
+        return SensitivityReport(value, value, route, n, participation, k)
 
     def remark32_sensitivity(self, n: int, participation: Participation | None = None) -> float:
         r"""Seed 003 Remark 3.2's lower bound ``‖C u(π*)‖₂`` with ``π* = (0, b, …, (k'−1)b)`` — the sensitivity seed 003
-        uses for its TreeAgg baselines; equal to the exact value in every brute-force case (errata 003 C9)."""
+        uses for its TreeAgg baselines — counted node by node in ``O(k' log n)``. Equal to the exact value in every
+        small brute-force case (errata 003 C9), below it in general (module docstring)."""
         n = check_int("n", n, 1)
         participation = _check_participation(participation)
-        C = self._cached("C", n, self._build_strategy)
-        return float(np.linalg.norm(C[:, participation.earliest(n)].sum(axis=1)))
+        return math.sqrt(_pattern_energy(participation.earliest(n), n, self.readout))
 
     # -- energies and noise ----------------------------------------------------------------------------------------
 
@@ -349,6 +571,16 @@ class TreeAggregation(Mechanism):
                     out += bit * (1.0 if self.readout == "vanilla" else 2.0**k / (2.0 ** (k + 1) - 1.0))
                 return out
         return super().row_energies(q, n)
+
+    def final_row_energy(self, q, n: int):
+        r"""``‖e_{n−1}ᵀ F_q N‖²`` (the last of :meth:`row_energies`; a float for scalar ``q``, an array for 1-D ``q``):
+        for vanilla and honaker from the node ranges of the decoder in ``O(m log n)`` per ``q`` without the ``n × m``
+        matrix (:func:`_final_row_energy`); for full the dense route of the base class."""
+        if self.readout == "full":
+            return super().final_row_energy(q, n)
+        qs, scalar = _check_q(q)
+        out = _final_row_energy(qs.ravel(), check_int("n", n, 1), self.readout)
+        return float(out[0]) if scalar else out
 
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
         """The noise ``N z`` over the next ``K`` steps from blocks of white noise of shape ``(K, *shape)``, one draw per
@@ -427,9 +659,10 @@ class TreeStream:
 
 def remark32_loss(mechanism: TreeAggregation, n: int, participation: Participation | None = None) -> PrefixLoss:
     r"""Seed 003's MaxLoss/RmsLoss of a tree with the sensitivity it uses for its TreeAgg baselines: **Remark 3.2's
-    lower bound** ``‖C u(π*)‖₂`` (errata 003 §2.3, C15), not the exact ``sens_Π`` (which :func:`prefix_loss` requires
-    and which is out of reach of enumeration at e.g. ``n = 2052, k = 6``). The bound is tight in every brute-force case
-    (errata 003 C9); the returned :class:`PrefixLoss` names it in its ``mechanism`` label."""
+    lower bound** ``‖C u(π*)‖₂`` (errata 003 §2.3, C15), not the exact ``sens_Π`` of :func:`prefix_loss`. The two agree
+    at seed 003's Table 3 setting (``n = 2052, k = 6, b = 342``) and in every small brute-force case (errata 003 C9),
+    not in general (``n = 10⁴, k = 10, b = 1000``: ``sens² = 255`` vs ``261``, module docstring); the returned
+    :class:`PrefixLoss` names the bound in its ``mechanism`` label."""
     if not isinstance(mechanism, TreeAggregation):
         raise ValueError(f"mechanism must be a TreeAggregation, got {type(mechanism).__name__}")
     n = check_int("n", n, 1)
