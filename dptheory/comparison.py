@@ -320,18 +320,21 @@ def _optimised(problem) -> Candidate:
 
 
 def _blt_candidates(n: int, participation: Participation) -> list[Candidate]:
-    from .blt.optimizer import optimize  # seed 003's Alg. 4
+    from .blt.optimizer import DegenerateOptimum, optimize  # seed 003's Alg. 4
 
-    out = []
-    for d in (1, 2, 3, 4):
-        r = optimize(n, participation, buffers=d, loss="max")
-        out.append(Candidate(f"BLT d={d}", "blt", r.blt, f"seed 003 Alg. 4 for (n = {n}, {participation}), MaxLoss"))
+    def optimised(label: str, horizon: int, schema: Participation, d: int, how: str) -> Candidate:
+        try:
+            return Candidate(label, "blt", optimize(horizon, schema, buffers=d, loss="max").blt, how)
+        except DegenerateOptimum:
+            return Candidate(label, "blt", None, how, why="Alg. 4 optimum at omega -> 0 (no correlation)")
+
+    out = [optimised(f"BLT d={d}", n, participation, d, f"seed 003 Alg. 4 for (n = {n}, {participation}), MaxLoss")
+           for d in (1, 2, 3, 4)]
     n_short = max(1, n // 10)
-    r = optimize(n_short, _fit(participation, n_short), buffers=4, loss="max")
-    out.append(Candidate("BLT d=4, n/10", "blt", r.blt, f"optimised for n = {n_short} (a tenth of the horizon)"))
+    out.append(optimised("BLT d=4, n/10", n_short, _fit(participation, n_short), 4,
+                         f"optimised for n = {n_short} (a tenth of the horizon)"))
     if not participation.single:
-        r = optimize(n, SINGLE_PARTICIPATION, buffers=4, loss="max")
-        out.append(Candidate("BLT d=4, k=1", "blt", r.blt, "optimised for a single participation"))
+        out.append(optimised("BLT d=4, k=1", n, SINGLE_PARTICIPATION, 4, "optimised for a single participation"))
     return out
 
 

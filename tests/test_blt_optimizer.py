@@ -14,6 +14,7 @@ import pytest
 
 from dptheory.blt import BLT, BLTOptimization, Participation, optimize, prefix_loss, theta_pair_gradient, theta_pair_loss
 from dptheory.blt import optimizer as opt
+from dptheory.blt.optimizer import DegenerateOptimum
 
 TABLE3 = Participation(max_participations=6, min_sep=342)  # n = 2052 (StackOverflow, seed 003 Table 3)
 N_TABLE3 = 2052
@@ -286,3 +287,10 @@ def test_bad_input_names_the_parameter_and_range(kwargs, match):
 def test_theta_pair_loss_refuses_a_pair_without_positive_scales(theta, theta_hat, match):
     with pytest.raises(ValueError, match=match):
         theta_pair_loss(theta, theta_hat, 10)
+
+
+def test_an_optimum_at_omega_zero_is_reported_not_turned_into_a_broken_blt():
+    """64 epochs of 16 steps (n = 1024): the one-buffer optimum has no correlation left (θ̂ = θ to double precision),
+    which a BLT cannot represent; the optimiser says so instead of failing inside the constructor."""
+    with pytest.raises(DegenerateOptimum, match="theta_hat_i = theta_i .* for i in \\[1\\]"):
+        optimize(1024, Participation(max_participations=64, min_sep=16), buffers=1)

@@ -19,13 +19,13 @@ matplotlib.use("Agg")
 from dptheory.claims import load_claims, write_report  # noqa: E402
 
 from . import (  # noqa: E402
-    analytic_core, blt_figures, blt_learning, blt_paper, figure1, figure2, figure3, isrl_calibration, isrl_rates, isrl_simulation,
+    analytic_core, blt_figures, blt_learning, blt_paper, comparison, figure1, figure2, figure3, isrl_calibration, isrl_rates, isrl_simulation,
     proactive_tables, proactive_tightness, proactive_utility, tree_accounting, tree_experiment, tree_ftrl, tree_mechanism,
 )
 
 SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive_tightness, proactive_utility,
            isrl_rates, isrl_calibration, isrl_simulation, blt_paper, blt_figures, blt_learning,
-           tree_accounting, tree_mechanism, tree_ftrl, tree_experiment)
+           tree_accounting, tree_mechanism, tree_ftrl, tree_experiment, comparison)
 
 
 def _name(script) -> str:

@@ -42,7 +42,7 @@ from .._validation import check_in_interval, check_int, check_real_array
 from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
 
-__all__ = ["optimize", "BLTOptimization", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
+__all__ = ["optimize", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
 
 #: The two objectives of seed 003 Eq. 10 (unsquared).
 LOSSES = ("max", "rms")
@@ -415,9 +415,20 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     return _result(D, d, n, participation, loss, res, seconds)
 
 
+class DegenerateOptimum(RuntimeError):
+    """The optimum of Alg. 4 lies on the boundary ``θ̂_i = θ_i`` (``ω_i → 0``), which a BLT with positive scales cannot hold."""
+
+
 def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float):
     T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
     theta, theta_hat = D[T, -1], D[H, -1]
+    collapsed = np.flatnonzero(~((theta_hat < theta) & (theta < 1.0)))
+    if collapsed.size:
+        raise DegenerateOptimum(
+            f"the optimum for n = {n}, {participation}, d = {d} has theta_hat_i = theta_i (or theta_i = 1) to double "
+            f"precision for i in {[int(i) + 1 for i in collapsed]} (1 - theta = {D[0, T[collapsed]]}): omega_i -> 0, a "
+            f"buffer that carries no correlation (with d = 1 the strategy tends to the identity, DP-SGD)"
+        )
     blt = BLT.from_theta_pair(theta, theta_hat)
     _, max_err, sens = _evaluate(D, d, _Problem.build(n, participation, "max", 0.0), gradient=False)
     _, rms_err, _ = _evaluate(D, d, _Problem.build(n, participation, "rms", 0.0), gradient=False)
