@@ -195,10 +195,21 @@ def _table3_claims(full, loss, n, part) -> list[Claim]:
                         "TreeAgg-Full at (n = 2052, b = 342, k = 6): Remark 3.2 sensitivity² = 118", 118.0,
                         loss.sensitivity**2, rtol=EXACT, tolerance_why="an integer"))
     report = full.sensitivity_report(n, part)
-    claims.append(Claim("seed003.tree.table3.report", S003, "Remark 3.2; errata 003 C15",
-                        f"the exact sens_Π is out of enumeration's reach at n = 2052, k = 6: the report brackets it in "
-                        f"[{report.lower:.4f}, {report.upper:.4f}] and its lower end is the sensitivity seed 003 used",
-                        loss.sensitivity, report.lower, rtol=EXACT, tolerance_why="the same bound by two routes"))
+    claims.append(Claim("seed003.tree.table3.exact", S003, "Remark 3.2, eq. 6; errata 003 C15",
+                        f"at Table 3's setting (n = 2052, k = 6, b = 342) the exact sens_Π of the tree (route: {report.route}) "
+                        f"equals Remark 3.2's value: seed 003's TreeAgg-Full row uses the exact sensitivity there",
+                        loss.sensitivity, report.value, rtol=EXACT, tolerance_why="an integer under the square root"))
+    # Remark 3.2 is not tight in general: a pattern found by the exact dynamic programme, counted here node by node
+    n_big, big = 10_000, dpt.Participation(max_participations=10, min_sep=1000)
+    pattern = (0, 1000, 2000, 3072, 4072, 5120, 6144, 7168, 8168, 9168)
+    counted = sum(sum((j << lvl) <= i < ((j + 1) << lvl) for i in pattern) ** 2
+                  for lvl in range(n_big.bit_length()) for j in range(n_big >> lvl))
+    claims.append(Claim("seed003.tree.remark32_not_tight_n10000", S003, "Remark 3.2 (finding, not in the paper)",
+                        f"at n = {n_big}, k = 10, b = 1000 the pattern {pattern} (b-separated) gives sum over complete dyadic "
+                        f"nodes of #(pattern in node)² = 261 (counted directly), more than Remark 3.2's "
+                        f"‖C u(π*)‖² = {full.remark32_sensitivity(n_big, big) ** 2:.0f}; the tree's exact route agrees",
+                        float(counted), full.sensitivity(n_big, big) ** 2, rtol=EXACT,
+                        tolerance_why="integers; the count uses no dptheory code"))
     return claims
 
 
