@@ -284,11 +284,28 @@ def _mu(problem) -> float:
     return float(problem.mu) if isinstance(problem, (LinearRegression, StronglyConvex)) else 1.0
 
 
+_NU_MAX = 0.999
+
+
+def _paper_nu(problem) -> float:
+    """Seed 004's ``ν = ημ`` (``μ`` the smallest curvature), kept inside ``nu_ftrl``'s ``(0, 1)``."""
+    return min(problem.eta * _mu(problem), _NU_MAX)
+
+
 def _tuned_nu(problem, n: int, participation: Participation, rho: float) -> tuple[float, float]:
-    """``ν`` minimising ``F_n`` of ν-DP-FTRL (bounded Brent on ``log ν`` over ``[10⁻⁶, 1]``) and ``F_n`` there."""
+    """``ν`` minimising ``F_n`` of ν-DP-FTRL over ``[10⁻⁶, 0.999]`` (``nu_ftrl`` takes ``0 < ν < 1``): the best of a grid of
+    25 values of ``log ν`` and the paper's ``ημ``, then bounded Brent between its neighbours (``F_n`` need not be
+    unimodal in ``ν``)."""
     f = lambda u: F_inf(nu_ftrl(math.exp(u)), problem, rho=rho, horizon=n, participation=participation)
-    res = minimize_scalar(f, bounds=(math.log(1e-6), 0.0), method="bounded", options={"xatol": 1e-3})
-    return math.exp(res.x), float(res.fun)
+    grid = np.linspace(math.log(1e-6), math.log(_NU_MAX), 25)
+    paper = math.log(_paper_nu(problem))
+    points = np.sort(np.append(grid, paper))
+    values = [f(u) for u in points]
+    i = int(np.argmin(values))
+    lo, hi = points[max(i - 1, 0)], points[min(i + 1, points.size - 1)]
+    res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    best_u, best = (res.x, float(res.fun)) if res.fun < values[i] else (points[i], values[i])
+    return math.exp(best_u), best
 
 
 def _lti_optimum(problem: LinearRegression) -> FiniteToeplitz:
@@ -375,7 +392,7 @@ def candidates(problem, *, horizon: int, participation: Participation | None = N
         if family == "dpsgd":
             out.append(Candidate("DP-SGD", family, dpsgd(), "beta = (1): independent noise"))
         elif family == "nu_ftrl":
-            nu_paper = min(problem.eta * _mu(problem), 1.0)
+            nu_paper = _paper_nu(problem)
             if isinstance(problem, StronglyConvex):
                 out.append(Candidate("nu-FTRL tuned", family, None, why="no exact F_n to tune on"))
             else:
