@@ -21,7 +21,7 @@ per mechanism (every value is a number with its route, or a cell that says why t
 The families (:data:`FAMILIES`; :func:`candidates` builds them for the setting): DP-SGD; ν-DP-FTRL with ``ν``
 minimising ``F_n`` and with the paper's ``ν = ημ`` (seed 004); the square root (Optimal-CC, Fichtenberger et al.;
 ``ν = 0``); BLTs with ``d = 1…4`` buffers optimised for ``(n, Π)`` (seed 003 Alg. 4, MaxLoss) and two mismatched
-ones; the tree with its three read-outs (seed 000; seed 003's TreeAgg-Full); seed 004's optimised correlation
+ones, and (family ``"blt_learned"``, not in the default set) ``d = 1, 2`` BLTs optimised for ``F_n`` itself; the tree with its three read-outs (seed 000; seed 003's TreeAgg-Full); seed 004's optimised correlation
 (Thm 2.1's ``β*`` for mean estimation, the Thm C.18 minimiser ``|B|² ∝ h^{−1/2}`` for linear regression, the
 alternating SOCP of Fig. 3 for a strongly convex loss); the banded square root (BSR, Kalinin & Lampert 2024) with
 the band count minimising MaxLoss, and BandMF (Choquette-Choo et al. 2023) where ``n`` is small enough for its
@@ -56,11 +56,14 @@ from .mechanisms.toeplitz import _theorem_3_1_applies
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .suboptimality import F_inf
 
-__all__ = ["FAMILIES", "COLUMNS", "DENSE_LIMIT", "BANDMF_LIMIT", "Candidate", "Cell", "Row", "Comparison", "candidates",
+__all__ = ["FAMILIES", "DEFAULT_FAMILIES", "COLUMNS", "DENSE_LIMIT", "BANDMF_LIMIT", "Candidate", "Cell", "Row", "Comparison", "candidates",
            "compare", "resolve_privacy"]
 
 #: Mechanism families :func:`candidates` knows, in the order of the table.
-FAMILIES = ("dpsgd", "nu_ftrl", "sqrt", "blt", "tree", "optimised", "banded")
+FAMILIES = ("dpsgd", "nu_ftrl", "sqrt", "blt", "blt_learned", "tree", "optimised", "banded")
+#: The families of ``compare(None, …)``: all but ``"blt_learned"`` (BLTs optimised for ``F_n`` by a derivative-free
+#: search, 1–15 s each at ``n = 10⁴``).
+DEFAULT_FAMILIES = tuple(f for f in FAMILIES if f != "blt_learned")
 #: Columns of a :class:`Comparison` (``docs/choosing_a_mechanism.md`` defines each).
 COLUMNS = ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n", "F_inf", "bound", "buffers", "us_per_step")
 #: Largest horizon at which a dense ``n × n`` (or ``n × m``) route is used; above it the cell says why not.
@@ -355,6 +358,19 @@ def _blt_candidates(n: int, participation: Participation) -> list[Candidate]:
     return out
 
 
+def _learned_blt_candidates(problem, n: int, participation: Participation, rho: float) -> list[Candidate]:
+    from .blt.optimizer import optimize_for_learning
+
+    if isinstance(problem, StronglyConvex):
+        return [Candidate(f"BLT d={d}, F_n", "blt_learned", None, why="no exact F_n to optimise") for d in (1, 2)]
+    out = []
+    for d in (1, 2):
+        r = optimize_for_learning(problem, n, participation, rho=rho, buffers=d)
+        out.append(Candidate(f"BLT d={d}, F_n", "blt_learned", r.blt,
+                             f"decay pair minimising F_n (Nelder-Mead from the MaxLoss optimum, {r.evaluations} evaluations)"))
+    return out
+
+
 def _fit(participation: Participation, n: int) -> Participation:
     """``participation`` restricted to what fits in ``n`` steps."""
     return Participation(max_participations=participation.participations(n), min_sep=min(participation.min_sep, n))
@@ -403,6 +419,8 @@ def candidates(problem, *, horizon: int, participation: Participation | None = N
             out.append(Candidate("sqrt (Optimal-CC)", family, optimal_cc(), "C = N = A^(1/2) (Fichtenberger et al.; nu = 0)"))
         elif family == "blt":
             out.extend(_blt_candidates(n, participation))
+        elif family == "blt_learned":
+            out.extend(_learned_blt_candidates(problem, n, participation, rho))
         elif family == "tree":
             for readout in ("vanilla", "honaker", "full"):
                 if readout == "full" and n > DENSE_LIMIT:
@@ -560,7 +578,7 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
     r"""Every mechanism of ``mechanisms`` on ``problem`` over ``horizon = n`` steps under ``participation`` at one
     privacy target (``rho``, or ``eps`` with ``delta``): a :class:`Comparison` (module docstring for the columns).
 
-    ``mechanisms``: ``None`` for every family of :data:`FAMILIES`, or a list mixing family names (built for the
+    ``mechanisms``: ``None`` for the families of :data:`DEFAULT_FAMILIES`, or a list mixing family names of :data:`FAMILIES` (built for the
     setting by :func:`candidates`), :class:`Candidate` objects and :class:`~dptheory.Mechanism` objects.
     ``timing=False`` leaves out the measured time per step (the only column that is not a pure function of the
     arguments). Raises ``ValueError`` for an unknown problem or family, a target given both ways (or neither), and
@@ -576,7 +594,7 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
     n, participation = _check_setting(problem, horizon, participation)
     if not isinstance(timing, bool):
         raise ValueError(f"timing must be True or False, got {timing!r}")
-    items = list(FAMILIES) if mechanisms is None else ([mechanisms] if isinstance(mechanisms, (str, Mechanism, Candidate)) else list(mechanisms))
+    items = list(DEFAULT_FAMILIES) if mechanisms is None else ([mechanisms] if isinstance(mechanisms, (str, Mechanism, Candidate)) else list(mechanisms))
     if not items:
         raise ValueError("mechanisms must name at least one family or mechanism")
     chosen: list[Candidate] = []

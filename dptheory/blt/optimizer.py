@@ -42,7 +42,7 @@ from .._validation import check_in_interval, check_int, check_real_array
 from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
 
-__all__ = ["optimize", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
+__all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
 
 #: The two objectives of seed 003 Eq. 10 (unsquared).
 LOSSES = ("max", "rms")
@@ -456,3 +456,59 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
         message=str(res.message),
         seconds=seconds,
     )
+
+
+@dataclass(frozen=True)
+class LearnedBLT:
+    r"""A BLT whose decay pair minimises a learning problem's ``F_n`` (:func:`optimize_for_learning`), beside the
+    MaxLoss-optimal BLT it started from."""
+
+    blt: BLT
+    F_n: float
+    start: BLT
+    start_F_n: float
+    evaluations: int
+    converged: bool
+    seconds: float
+
+    def __repr__(self) -> str:
+        return (f"LearnedBLT(F_n={self.F_n:.6g} from {self.start_F_n:.6g} (MaxLoss-optimal start), d={self.blt.d}, "
+                f"theta={np.array2string(self.blt.theta, precision=6)}, {self.evaluations} evaluations, "
+                f"converged={self.converged}, {self.seconds:.3g} s)")
+
+
+def optimize_for_learning(problem, n: int, participation: Participation | None = None, *, rho: float,
+                          buffers: int = 2, max_evaluations: int = 600) -> LearnedBLT:
+    r"""The ``d``-buffer BLT minimising the learning suboptimality ``F_n`` of seed 004 (:func:`dptheory.F_inf` at
+    ``horizon=n`` under ``participation``, the noise calibrated by the BLT's own sensitivity) instead of seed 003's
+    prefix-sum MaxLoss: Nelder–Mead (adaptive) on the ``2d + 1`` gap logits of this module's parameterisation
+    (every iterate a valid BLT, ``Σω < 1``, Thm 3.1 exact), from the MaxLoss optimum of :func:`optimize`, at most
+    ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per eigen-direction). ``problem`` is a
+    :class:`~dptheory.MeanEstimation` or :class:`~dptheory.LinearRegression`."""
+    from ..suboptimality import F_inf  # the shared learning layer (seed 004's quantity)
+
+    n = check_int("n", n, 1, why="the number of steps")
+    participation = _check_participation(participation)
+    d = check_int("buffers", buffers, 1, why="the number of BLT buffers d")
+    max_evaluations = check_int("max_evaluations", max_evaluations, 1)
+    t0 = time.perf_counter()
+    start = optimize(n, participation, buffers=d, loss="max").blt
+
+    def blt_of(x):
+        z = np.exp(x - np.max(x))
+        D = _differences(z / np.sum(z))
+        T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
+        return BLT.from_theta_pair(D[T, -1], D[H, -1])
+
+    def objective(x):
+        try:
+            return F_inf(blt_of(x), problem, rho=rho, horizon=n, participation=participation)
+        except (ValueError, FloatingPointError):  # a decay pair that collapses to double precision: not a BLT
+            return math.inf
+
+    start_F = F_inf(start, problem, rho=rho, horizon=n, participation=participation)
+    x0 = _check_initial((start.theta, start.inverse_decays()), d)
+    res = minimize(objective, x0, method="Nelder-Mead",
+                   options={"maxfev": max_evaluations, "xatol": 1e-6, "fatol": 1e-9 * start_F, "adaptive": True})
+    best, value = (blt_of(res.x), float(res.fun)) if res.fun < start_F else (start, start_F)
+    return LearnedBLT(best, value, start, start_F, int(res.nfev), bool(res.success), time.perf_counter() - t0)

@@ -120,15 +120,16 @@ def _log_abs(x: np.ndarray) -> np.ndarray:
 
 def _geometric_sum(r: np.ndarray, m) -> np.ndarray:
     r"""``Σ_{t<m} r^t = (1 − r^m)/(1 − r)`` elementwise (``m`` where ``r = 1``), by ``expm1`` for ``0 < r < 1``
-    so that ``r = 1 − 10⁻¹¹`` keeps full relative precision; ``m`` broadcasts against ``r``."""
-    r, m = np.broadcast_arrays(np.asarray(r, dtype=float), np.asarray(m, dtype=float))
-    out = np.array(m, dtype=float, copy=True)
-    pos = (r > 0.0) & (r != 1.0)
-    L = _log_abs(r[pos])
-    out[pos] = np.expm1(m[pos] * L) / np.expm1(L)
-    neg = r <= 0.0
-    out[neg] = (1.0 - r[neg] ** m[neg]) / (1.0 - r[neg])
-    return out
+    so that ``r = 1 − 10⁻¹¹`` keeps full relative precision; ``m`` broadcasts against ``r``. The logarithms are
+    taken on ``r`` before broadcasting (``r`` holds ``(d + 1)²`` ratios, ``m`` the ``n`` steps)."""
+    r, m = np.asarray(r, dtype=float), np.asarray(m, dtype=float)
+    pos, neg = (r > 0.0) & (r != 1.0), r <= 0.0
+    L = _log_abs(np.where(pos, r, 0.5))  # 0.5: a placeholder where r is not in (0, 1) ∪ (1, ∞)
+    out = np.where(pos, np.expm1(m * L) / np.expm1(L), m)
+    if np.any(neg):
+        r_neg = np.where(neg, r, 0.0)
+        out = np.where(neg, (1.0 - r_neg**m) / (1.0 - r_neg), out)
+    return np.asarray(out, dtype=float)
 
 
 class BLT(ToeplitzMechanism):
