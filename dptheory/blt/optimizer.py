@@ -461,7 +461,7 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
 @dataclass(frozen=True)
 class LearnedBLT:
     r"""A BLT whose decay pair minimises a learning problem's ``F_n`` (:func:`optimize_for_learning`), beside the
-    MaxLoss-optimal BLT it started from."""
+    BLT it started from (the MaxLoss optimum, or a default start where that is degenerate)."""
 
     blt: BLT
     F_n: float
@@ -472,7 +472,7 @@ class LearnedBLT:
     seconds: float
 
     def __repr__(self) -> str:
-        return (f"LearnedBLT(F_n={self.F_n:.6g} from {self.start_F_n:.6g} (MaxLoss-optimal start), d={self.blt.d}, "
+        return (f"LearnedBLT(F_n={self.F_n:.6g} from {self.start_F_n:.6g} at the start, d={self.blt.d}, "
                 f"theta={np.array2string(self.blt.theta, precision=6)}, {self.evaluations} evaluations, "
                 f"converged={self.converged}, {self.seconds:.3g} s)")
 
@@ -482,7 +482,8 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
     r"""The ``d``-buffer BLT minimising the learning suboptimality ``F_n`` of seed 004 (:func:`dptheory.F_inf` at
     ``horizon=n`` under ``participation``, the noise calibrated by the BLT's own sensitivity) instead of seed 003's
     prefix-sum MaxLoss: Nelder–Mead (adaptive) on the ``2d + 1`` gap logits of this module's parameterisation
-    (every iterate a valid BLT, ``Σω < 1``, Thm 3.1 exact), from the MaxLoss optimum of :func:`optimize`, at most
+    (every iterate a valid BLT, ``Σω < 1``, Thm 3.1 exact), from the MaxLoss optimum of :func:`optimize` (or, where
+    that optimum is degenerate, :class:`DegenerateOptimum`, from ``1 − θ = logspace(−3, −0.3, d)``), at most
     ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per eigen-direction). ``problem`` is a
     :class:`~dptheory.MeanEstimation` or :class:`~dptheory.LinearRegression`."""
     from ..suboptimality import F_inf  # the shared learning layer (seed 004's quantity)
@@ -492,7 +493,6 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
     d = check_int("buffers", buffers, 1, why="the number of BLT buffers d")
     max_evaluations = check_int("max_evaluations", max_evaluations, 1)
     t0 = time.perf_counter()
-    start = optimize(n, participation, buffers=d, loss="max").blt
 
     def blt_of(x):
         z = np.exp(x - np.max(x))
@@ -506,8 +506,13 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
         except (ValueError, FloatingPointError):  # a decay pair that collapses to double precision: not a BLT
             return math.inf
 
+    try:
+        start = optimize(n, participation, buffers=d, loss="max").blt
+        x0 = _check_initial((start.theta, start.inverse_decays()), d)
+    except DegenerateOptimum:  # the MaxLoss optimum has no correlation left: start from the digest's decays
+        x0 = _start(d, *_STARTS[1])
+        start = blt_of(x0)
     start_F = F_inf(start, problem, rho=rho, horizon=n, participation=participation)
-    x0 = _check_initial((start.theta, start.inverse_decays()), d)
     res = minimize(objective, x0, method="Nelder-Mead",
                    options={"maxfev": max_evaluations, "xatol": 1e-6, "fatol": 1e-9 * start_F, "adaptive": True})
     best, value = (blt_of(res.x), float(res.fun)) if res.fun < start_F else (start, start_F)
