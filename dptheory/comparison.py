@@ -587,7 +587,7 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
     >>> import dptheory as dpt
     >>> table = dpt.compare(["dpsgd", "sqrt"], dpt.MeanEstimation(eta=0.1), horizon=1000, rho=1.0, timing=False)
     >>> table.best("F_n"), round(table["DP-SGD"].value("F_n") / table["sqrt (Optimal-CC)"].value("F_n"), 3)
-    ('sqrt (Optimal-CC)', 4.337)
+    ('sqrt (Optimal-CC)', 1.255)
     """
     rho, epsilon, delta = resolve_privacy(rho=rho, epsilon=eps, delta=delta, conversion=conversion)
     G = check_in_interval("G", G, 0.0)

@@ -25,8 +25,9 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     cached = sorted((tmp_path / "cache").glob("*.json"))
     # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3 + μ = L × 2;
     # seed 003 on learning problems: 5 mechanisms × 2 problems; seed 000's tree: 3 read-outs × 2 participations on
-    # mean estimation + 2 read-outs on linear regression
-    assert len(cached) == 32 + 10 + 6 + 2
+    # mean estimation + 2 read-outs on linear regression; the comparison: F_n of every mechanism with a finite one
+    # (15 + 16 per problem, one participation and two epochs) on mean estimation and linear regression
+    assert len(cached) == 32 + 10 + 6 + 2 + 62
     stamps = [p.stat().st_mtime_ns for p in cached]
     rerun = tmp_path / "rerun"  # the simulation scripts again: they only read the cache
     for script in (figure1, figure2):
@@ -44,6 +45,8 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert (tmp_path / "isrl_excess_risk.png").stat().st_size > 10_000
     assert (tmp_path / "seed003_learning.png").stat().st_size > 10_000
     assert (tmp_path / "seed000_tree_mechanism.png").stat().st_size > 10_000
+    assert (tmp_path / "comparison_horizon.png").stat().st_size > 10_000
+    assert "Every mechanism side by side" in (tmp_path / "REPORT.md").read_text()
     assert "Seed 002, Figure 3" in (tmp_path / "REPORT.md").read_text()  # the rendered rate table is in the report
     ids = {c["id"] for c in claims}
     assert len(ids) == len(claims)  # one claim per configuration: no id counted twice
