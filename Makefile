@@ -17,7 +17,7 @@ bench:    ## pytest-benchmark timings of the hot paths
 	$(PYTEST) -q -s tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
 
 
-verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (~3 min)
+verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (~4 min)
 	$(PYTHON) -m verify --quick
 
 verify:   install ## full verification: every figure and claim under figures/

@@ -216,6 +216,17 @@ def _finding_claims(tables: dict) -> list[Claim]:
     return claims
 
 
+def _relative(tables: dict, keys: list, label: str, column: str) -> list[float]:
+    """``column`` of ``label`` over DP-SGD's in the tables ``keys`` (NaN where absent: the F_n-optimised BLTs exist at
+    full size only, and a cell may have no value)."""
+    out = []
+    for key in keys:
+        t = tables[key]
+        v = t[label].value(column) if label in t.labels else None
+        out.append(np.nan if v is None or not math.isfinite(v) else v / t["DP-SGD"].value(column))
+    return out
+
+
 def _figures(out_dir, tables: dict) -> None:
     horizons = sorted({n for (_, n, part) in tables if part == "k=1"})
     fig, axes = plt.subplots(2, 3, figsize=(16, 8.5), constrained_layout=True)
@@ -224,17 +235,9 @@ def _figures(out_dir, tables: dict) -> None:
     for row, epochs in enumerate((1, 4)):
         for col, (name, column, title) in enumerate(panels):
             ax = axes[row, col]
+            keys = [(name, n, "k=1" if epochs == 1 else _label(_epochs(n, epochs))) for n in horizons]
             for i, label in enumerate(SHOWN):
-                ys = []
-                for n in horizons:
-                    part = "k=1" if epochs == 1 else _label(_epochs(n, epochs))
-                    t = tables[(name, n, part)]
-                    if label not in t.labels:  # the F_n-optimised BLTs exist at full size only
-                        ys.append(np.nan)
-                        continue
-                    v, ref = t[label].value(column), t["DP-SGD"].value(column)
-                    ys.append(np.nan if v is None or not math.isfinite(v) else v / ref)
-                ax.plot(horizons, ys, "o-", color=f"C{i}", label=label, ms=4)
+                ax.plot(horizons, _relative(tables, keys, label, column), "o-", color=f"C{i}", label=label, ms=4)
             ax.set(xscale="log", yscale="log", xlabel="horizon n", ylabel="relative to DP-SGD",
                    title=f"{title}, {'1 participation' if epochs == 1 else '4 epochs (b = n/4)'}")
             ax.grid(alpha=0.3, which="both")
@@ -249,15 +252,8 @@ def _figures(out_dir, tables: dict) -> None:
     for col, (name, column, title) in enumerate(panels):
         ax = axes[col]
         for i, label in enumerate(SHOWN):
-            ys = []
-            for n, part in kb:
-                t = tables[(name, n, part)]
-                if label not in t.labels:
-                    ys.append(np.nan)
-                    continue
-                v, ref = t[label].value(column), t["DP-SGD"].value(column)
-                ys.append(np.nan if v is None or not math.isfinite(v) else v / ref)
-            ax.plot(bs, ys, "o-", color=f"C{i}", label=label, ms=4)
+            ax.plot(bs, _relative(tables, [(name, n, part) for n, part in kb], label, column), "o-", color=f"C{i}",
+                    label=label, ms=4)
         ax.set(xscale="log", yscale="log", xlabel="min separation b (k = n/b epochs)", ylabel="relative to DP-SGD",
                title=f"{title}, n = 1024")
         ax.set_xticks(bs, [f"{b}\n(k = {1024 // b})" for b in bs])
