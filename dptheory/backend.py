@@ -1,10 +1,16 @@
-"""The array backend of the simulators: NumPy by default, CuPy on a GPU. The only CuPy-aware module.
+"""The array backend of the simulators: NumPy by default, CuPy on a GPU, array-api-strict as the GPU stand-in.
+The only module that knows CuPy or array-api-strict.
 
 Kernels never import NumPy or CuPy: they receive arrays and take their namespace with
 :func:`array_api_compat.array_namespace` (scipy's array-API dispatch pattern). This module picks the
 backend (an argument, else ``DPTHEORY_BACKEND``, else ``"numpy"``), makes the one seeded generator of a
 run, and moves results back to NumPy. A requested CuPy that is not installed (or finds no GPU) falls back to
 NumPy with a :class:`RuntimeWarning`, never an error.
+
+``"array_api_strict"`` runs the kernels on the standard's strict reference namespace (``array-api-strict``, a test
+dependency): anything a kernel takes from NumPy that the standard lacks, an implicit host conversion, indexing the
+standard leaves unspecified or a dtype it does not have fails there as it would on a GPU. Its random numbers are
+NumPy's ``default_rng`` moved in through the namespace, so a seed gives the numbers of the NumPy backend.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 
 __all__ = ["Backend", "get_backend", "BACKENDS"]
 
-BACKENDS = ("numpy", "cupy")
+BACKENDS = ("numpy", "cupy", "array_api_strict")
 
 
 @dataclass(frozen=True)
@@ -31,14 +37,19 @@ class Backend:
     _native: ModuleType
 
     def rng(self, seed: int):
-        """One generator per run (NumPy ``default_rng`` / CuPy ``random.default_rng``); same seed, same numbers."""
+        """One generator per run (NumPy ``default_rng`` / CuPy ``random.default_rng``); same seed, same numbers.
+        Its draws are arrays of ``_native`` (NumPy for array-api-strict): kernels move them in with :meth:`asarray`."""
         return self._native.random.default_rng(seed)
 
     def asarray(self, x, dtype=None):
         return self.xp.asarray(x, dtype=dtype if dtype is not None else self.xp.float64)
 
     def to_numpy(self, x) -> np.ndarray:
-        return np.asarray(x.get() if self.name == "cupy" else x)
+        if self.name == "cupy":
+            return np.asarray(x.get())
+        if self.name == "array_api_strict":
+            return np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x)
+        return np.asarray(x)
 
 
 def _numpy() -> Backend:
@@ -46,12 +57,16 @@ def _numpy() -> Backend:
 
 
 def get_backend(name: str | None = None) -> Backend:
-    """The backend called ``name`` (``"numpy"``/``"cupy"``), else ``$DPTHEORY_BACKEND``, else NumPy."""
+    """The backend called ``name`` (:data:`BACKENDS`), else ``$DPTHEORY_BACKEND``, else NumPy."""
     name = (name or os.environ.get("DPTHEORY_BACKEND") or "numpy").lower()
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     if name == "numpy":
         return _numpy()
+    if name == "array_api_strict":
+        import array_api_strict  # noqa: PLC0415  (test dependency)
+
+        return Backend("array_api_strict", array_api_strict, np)
     try:
         import cupy  # noqa: PLC0415  (optional dependency)
 

@@ -50,7 +50,7 @@ class _MeanEstimationDynamics(Dynamics):
         return s * self.problem.sigma_sgd
 
     def gradient(self, theta, z, k):
-        return -z[k], theta  # ∇f = −z is clipped, the regulariser's ∇r = θ is not
+        return -z[k, ...], theta  # ∇f = −z is clipped, the regulariser's ∇r = θ is not
 
 
 class _LinearRegressionDynamics(Dynamics):
@@ -67,8 +67,8 @@ class _LinearRegressionDynamics(Dynamics):
 
     def gradient(self, theta, data, k):
         z, xi = data
-        x = z[k] * self.sqrt_lam
-        return x * (self.xp.sum(x * theta, axis=1) - xi[k])[:, None], None
+        x = z[k, ...] * self.sqrt_lam
+        return x * (self.xp.sum(x * theta, axis=1) - xi[k, ...])[:, None], None
 
 
 class _StronglyConvexDynamics(Dynamics):
@@ -87,7 +87,7 @@ class _StronglyConvexDynamics(Dynamics):
             grad = mu * theta + (L - mu) * xp.maximum(theta, 0.0)
         else:
             grad = mu * theta + 4.0 * (L - mu) * (1.0 / (1.0 + xp.exp(-theta)) - 0.5)
-        return grad + eps[k], None
+        return grad + eps[k, ...], None
 
     def suboptimality(self, theta):
         xp, mu, L = self.xp, self.problem.mu, self.problem.L

@@ -189,7 +189,7 @@ def _run(problem, noise_stream, *, sigma_dp, G, clip, seeds, total, burn_in, blo
                 grad = _clip_rows(grad, G, xp)
             if unclipped is not None:
                 grad = grad + unclipped
-            theta = theta - eta * (grad + scale * w[k])
+            theta = theta - eta * (grad + scale * w[k, ...])
             if t0 + k >= burn_in and not record_last:
                 loss_sum = loss_sum + dyn.suboptimality(theta)
         if not (bool(xp.all(xp.isfinite(theta))) and bool(xp.all(xp.isfinite(loss_sum)))):

@@ -60,20 +60,21 @@ class StreamingToeplitzNoise:
             return self._taps[0] * w
         x = xp.concat([self.history, w], axis=0)  # (n − 1 + K, *shape)
         if n <= _DIRECT_TAPS:
-            out = self._taps[0] * x[n - 1 :]
+            out = self._taps[0] * x[n - 1 :, ...]
             for k in range(1, n):
-                out = out + self._taps[k] * x[n - 1 - k : n - 1 - k + K]
+                out = out + self._taps[k] * x[n - 1 - k : n - 1 - k + K, ...]
         else:
             rows = n - 1 + K
             L = sfft.next_fast_len(rows, real=True)
             flat = xp.reshape(x, (rows, self.columns))
             spec = self._spectrum(L)
             parts = [
-                xp.fft.irfft(xp.fft.rfft(flat[:, c : c + self.max_columns], n=L, axis=0) * spec, n=L, axis=0)[n - 1 : rows]
+                xp.fft.irfft(xp.fft.rfft(flat[:, c : min(c + self.max_columns, self.columns)], n=L, axis=0) * spec, n=L,
+                             axis=0)[n - 1 : rows, :]
                 for c in range(0, self.columns, self.max_columns)
             ]
             out = xp.reshape(xp.concat(parts, axis=1) if len(parts) > 1 else parts[0], (K, *self.shape))
-        self.history = x[K:]
+        self.history = x[K:, ...]
         return out
 
 

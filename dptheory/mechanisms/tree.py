@@ -640,12 +640,12 @@ class TreeStream:
             L = _tz(self.t + 1)
             popped = [self.stack.pop() for _ in range(L)]  # levels 0 … L−1: the left siblings of the new node
             if self.readout == "vanilla":
-                new = z[k]
+                new = z[k, ...]
                 a = new
                 for _, v in popped:
                     a = a - v
             else:
-                new = math.sqrt((4.0 - 4.0**-L) / 3.0) * z[k]
+                new = math.sqrt((4.0 - 4.0**-L) / 3.0) * z[k, ...]
                 a = 0.0
                 for lvl, v in popped:
                     new = new + 2.0 ** (lvl - L) * v
