@@ -23,9 +23,25 @@ from types import ModuleType
 import array_api_compat
 import numpy as np
 
-__all__ = ["Backend", "get_backend", "BACKENDS"]
+__all__ = ["Backend", "MovedGenerator", "get_backend", "BACKENDS"]
 
 BACKENDS = ("numpy", "cupy", "array_api_strict")
+
+
+class MovedGenerator:
+    """NumPy's ``Generator`` whose draws come back as arrays of ``xp`` (array-api-strict): the numbers of the NumPy
+    backend for the same seed, delivered as a GPU generator delivers them (on the device, in its namespace)."""
+
+    _DRAWS = ("random", "standard_normal", "normal", "uniform", "integers", "choice", "permutation")
+
+    def __init__(self, generator: np.random.Generator, xp: ModuleType):
+        self._generator, self._xp = generator, xp
+
+    def __getattr__(self, name):
+        method = getattr(self._generator, name)
+        if name not in self._DRAWS:
+            return method
+        return lambda *args, **kwargs: self._xp.asarray(method(*args, **kwargs))
 
 
 @dataclass(frozen=True)
@@ -37,9 +53,10 @@ class Backend:
     _native: ModuleType
 
     def rng(self, seed: int):
-        """One generator per run (NumPy ``default_rng`` / CuPy ``random.default_rng``); same seed, same numbers.
-        Its draws are arrays of ``_native`` (NumPy for array-api-strict): kernels move them in with :meth:`asarray`."""
-        return self._native.random.default_rng(seed)
+        """One generator per run (NumPy ``default_rng`` / CuPy ``random.default_rng`` / NumPy's moved into
+        array-api-strict, :class:`MovedGenerator`); same seed, same numbers; its draws are arrays of ``xp``."""
+        generator = self._native.random.default_rng(seed)
+        return MovedGenerator(generator, self.xp) if self.name == "array_api_strict" else generator
 
     def asarray(self, x, dtype=None):
         return self.xp.asarray(x, dtype=dtype if dtype is not None else self.xp.float64)

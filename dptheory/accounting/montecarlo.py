@@ -403,8 +403,9 @@ class _Kernel:
     """One chunk of rounds for both directions; fixed model, proposal and backend."""
 
     def __init__(self, sigma: float, q: float, proposal: tuple[float, float], rng, bk):
-        self.sigma, self.q, self.rng, self.bk, self.xp = sigma, q, rng, bk, bk.xp
-        self.qr = proposal[0]
+        # Python floats throughout: a NumPy scalar is not an array of another namespace (array-api-strict refuses it)
+        self.sigma, self.q, self.rng, self.bk, self.xp = float(sigma), float(q), rng, bk, bk.xp
+        self.qr = float(proposal[0])
         self.tilt = _add_tilt(sigma, q, proposal[1])
         self.fast = _exp_safe(sigma, q, self.qr)
         self.half = 0.5 / sigma**2
@@ -442,13 +443,14 @@ class _Kernel:
         if q == 1.0:  # Q_θ = N(−θ, σ²): x = σn − θ, L_t = −z = −n/σ + 1/(2σ²) + θ/σ²
             return K * (self.half + tilt.theta / sigma**2) - xp.sum(u, axis=0)
         # x = σn − d: z = n/σ − shift; accept with exp(−θ·softplus(z + λ) + d·z + (d + d²)/(2σ²) − H*)
-        shift = self.half + tilt.d / sigma**2
-        c_sp = self.lam - shift
-        c_h = (tilt.d + tilt.d**2) / (2.0 * sigma**2) - tilt.h_star - tilt.d * shift
+        d, theta = float(tilt.d), float(tilt.theta)
+        shift = self.half + d / sigma**2
+        c_sp = float(self.lam - shift)
+        c_h = float((d + d**2) / (2.0 * sigma**2) - tilt.h_star - d * shift)
 
         def candidates(v):  # softplus(z + λ) and the acceptance probability of z = v − shift (≤ 1 up to rounding)
             sp = self._softplus(v + c_sp)
-            return sp, xp.exp(tilt.d * v - tilt.theta * sp + c_h)
+            return sp, xp.exp(d * v - theta * sp + c_h)
 
         rng, bk = self.rng, self.bk
         sp, prob = candidates(xp.reshape(u, (-1,)))

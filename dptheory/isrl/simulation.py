@@ -238,10 +238,10 @@ def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0
         for b in range(Bk):
             r = r0 + b
             w_hat = w_hat + float(omega_h[r]) * w
-            batch = _gather(data_flat, base, idx[b], xp, (P, S, N, K, d))
+            batch = _gather(data_flat, base, idx[b, ...], xp, (P, S, N, K, d))
             grads = problem.mean_gradient(w[:, :, None, :], batch, xp)        # (P, S, N, d)
-            g = xp.sum(weights[b][None, :, :, None] * grads, axis=2)
-            ubar = xp.sum(weights[b][..., None] * noise[b], axis=1)            # (S, d) = (1/M_r) Σ_{i∈S_r} u_i
+            g = xp.sum(weights[b, ...][None, :, :, None] * grads, axis=2)
+            ubar = xp.sum(weights[b, ...][..., None] * noise[b, ...], axis=1)            # (S, d) = (1/M_r) Σ_{i∈S_r} u_i
             noise_sq = noise_sq + xp.sum(ubar * ubar, axis=-1)
             g = g + ubar
             w = w - float(eta_h[r]) * g
@@ -291,7 +291,7 @@ def noisy_mbsgd(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Sch
     settings = dict(N=N, n=n, K=K, R=R, M=M_h, M_pmf=None if pmf is None else pmf.tolist(), sigma2=sigma2,
                     schedule=repr(schedule), seed=seed, backend=bk.name, w0=w0.tolist())
     diagnostics = dict(projection_rate=float(np.mean(bk.to_numpy(proj))), noise_sq=bk.to_numpy(nsq), M=M_h)
-    return _result("noisy MB-SGD (Alg. 2)", problem, bk.to_numpy(w_hat[0]), settings, diagnostics)
+    return _result("noisy MB-SGD (Alg. 2)", problem, bk.to_numpy(w_hat[0, ...]), settings, diagnostics)
 
 
 @dataclass(frozen=True, eq=False)
@@ -337,7 +337,7 @@ def coupled_stability(problem, *, N: int, n: int, K: int, sigma2: float, schedul
     neighbour = xp.where(is_changed, fresh, data)
     w_hat, w, _, _ = _run_mbsgd(bk, rng, problem, xp.stack([data, neighbour]), K=K, sigma2=sigma2, eta_h=eta_h, omega_h=omega_h,
                                 sampler=_Sampler(N, pmf, M_fixed, xp), w0=np.zeros(problem.d), xp=xp)
-    dist = lambda a: bk.to_numpy(xp.sqrt(xp.sum((a[0] - a[1]) ** 2, axis=-1)))
+    dist = lambda a: bk.to_numpy(xp.sqrt(xp.sum((a[0, ...] - a[1, ...]) ** 2, axis=-1)))
     return StabilityResult(dist(w), dist(w_hat), dict(N=N, n=n, K=K, M=M_h, sigma2=sigma2, R=R, seeds=seeds, seed=seed))
 
 
@@ -410,11 +410,11 @@ def _accelerated(problem, stages, *, N, n, K, sigma2, mu, lam, one_pass, M, M_pm
                 if one_pass:
                     batch = data[:, :, t * K:(t + 1) * K, :]
                 else:
-                    batch = _gather(data_flat, base, idx[b][None, ...], xp, (seeds, N, K, d))
+                    batch = _gather(data_flat, base, idx[b, ...][None, ...], xp, (seeds, N, K, d))
                 grads = problem.mean_gradient(w_md[:, None, :], batch, xp)
                 if lam > 0:
                     grads = grads + lam * (w_md - center)[:, None, :]
-                g = xp.sum(weights[b][..., None] * (grads + noise[b]), axis=1)
+                g = xp.sum(weights[b, ...][..., None] * (grads + noise[b, ...]), axis=1)
                 w = (a * mu * w_md + ((1.0 - a) * mu + eta) * w - a * g) / (mu + eta)
                 norm = xp.sqrt(xp.sum(w * w, axis=-1))
                 projected = projected + xp.astype(norm > problem.radius, xp.float64)
@@ -453,13 +453,13 @@ def local_sgd(problem, *, N: int, n: int, R: int, K: int, sigma2: float, eta: fl
     w = xp.broadcast_to(xp.asarray(w0, dtype=xp.float64), (seeds, d))
     projected = xp.zeros((seeds,), dtype=xp.float64)
     for r in range(R):
-        weights = sampler.draw(rng, 1, seeds)[0]
+        weights = sampler.draw(rng, 1, seeds)[0, ...]
         idx = _indices(rng, n, (K, seeds, N), xp)
         noise = rng.standard_normal(size=(K, seeds, N, d)) * sigma
         wl = xp.broadcast_to(w[:, None, :], (seeds, N, d))
         for k in range(K):
-            rec = xp.reshape(xp.take(data_flat, xp.reshape(base + idx[k], (-1,)), axis=0), (seeds, N, d))
-            wl = wl - eta * (problem.sample_gradient(wl, rec, xp) + noise[k])
+            rec = xp.reshape(xp.take(data_flat, xp.reshape(base + idx[k, ...], (-1,)), axis=0), (seeds, N, d))
+            wl = wl - eta * (problem.sample_gradient(wl, rec, xp) + noise[k, ...])
         w = xp.sum(weights[..., None] * wl, axis=1)
         norm = xp.sqrt(xp.sum(w * w, axis=-1))
         projected = projected + xp.astype(norm > problem.radius, xp.float64)

@@ -325,7 +325,7 @@ def _accuracy_kernel(a, B, taus, block: int):
     n = a.shape[0]
     parts = []
     for j0 in range(0, taus.shape[0], block):
-        t = taus[j0:j0 + block]
+        t = taus[j0:min(j0 + block, taus.shape[0])]  # a stop past the axis is unspecified in the standard
         correct = (a[None, None, :] + t[:, None, None] * B[None, :, :]) > 0
         parts.append(xp.sum(xp.astype(correct, xp.float64), axis=2) / n)
     return xp.concat(parts, axis=0)

@@ -232,7 +232,7 @@ class _Noise:
     def _draw(self, K):
         xp = array_namespace(self.like)
         if self.white is not None:
-            w = self.white[self.t:self.t + K]
+            w = self.white[self.t:self.t + K, ...]
         else:
             w = self.rng.standard_normal((K, *self.shape))
         if self.symmetric:  # upper triangle iid, mirrored (errata 000 §2.9)
@@ -246,12 +246,12 @@ class _Noise:
     def __call__(self):
         """``a_t`` of the next step."""
         if self.increments is not None:
-            a = self.increments[self.t]
+            a = self.increments[self.t, ...]
         else:
             if self.buf is None or self.t - self.buf_start >= self.buf.shape[0]:
                 K = min(_BLOCK, self.seg_left)
                 self.buf, self.buf_start = self.stream(self._draw(K)), self.t
-            a = self.buf[self.t - self.buf_start]
+            a = self.buf[self.t - self.buf_start, ...]
         self.t += 1
         self.seg_left -= 1
         return a
@@ -355,7 +355,7 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
         loss, g = _step_grads(data, t, theta, clip)
         losses.append(loss)
         G = G + g
-        b = prefix[t] if prefix is not None else b + noise()
+        b = prefix[t, ...] if prefix is not None else b + noise()
         s = G + std * b
         m = s if gamma == 0.0 else gamma * m + s
         theta = project_ball(anchor - m / lam, radius)
