@@ -187,6 +187,13 @@ class ToeplitzMechanism(Mechanism):
                 return math.inf
             n = self._inverse_support() + (participation.max_participations - 1) * participation.min_sep
         n = _check_horizon(n)
+        if participation.participations(n) == 1 and n > 8 * 1024 and self.is_minimum_phase():
+            # past the inverse's support the rest of ‖c_{0:n}‖² is < 1e-17 of it, below double rounding. The search
+            # tries two lengths from its start s (3s of work, below n/5 when n > 16s), else c_{0:n} directly.
+            start = max(1024, 4 * self._support())
+            head = self._search_inverse_head(2 * start) if n > 16 * start else None
+            if head is not None and head.size < n:
+                return _norm(head)
         c = self.strategy_coeffs(n)
         if not np.all(np.isfinite(c)):
             return math.inf
@@ -264,13 +271,12 @@ class ToeplitzMechanism(Mechanism):
                 if fallback is not None:
                     return fallback
         try:
-            n = self._inverse_support()
+            c = self._inverse_head()
         except RuntimeError:
             value = self._gamma_inf_sq_slow_decay()
             if value is None:
                 raise
             return value
-        c = self.strategy_coeffs(n)
         return float(np.dot(c, c))
 
     def _gamma_inf_sq_slow_decay(self) -> float | None:
@@ -291,15 +297,35 @@ class ToeplitzMechanism(Mechanism):
         return float(periodic_mean(lambda w: 1.0 / self.spectrum(w), rtol=max(1e-13, floor)))
 
     def _inverse_support(self) -> int:
-        """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search)."""
+        """Length after which the inverse coefficients carry < 1e-17 of their energy (doubling search); the
+        coefficients found are kept (:meth:`_inverse_head`), so the search is paid once per mechanism."""
+        head = self._search_inverse_head(self._max_inverse_support())
+        if head is None:
+            raise RuntimeError(f"the inverse coefficients of {self.name} decay too slowly for a time-domain sum")
+        return head.size
+
+    def _search_inverse_head(self, limit: int) -> np.ndarray | None:
+        """The doubling search of :meth:`_inverse_support` over lengths ``≤ limit``; ``None`` if it does not end there."""
+        cached = self.__dict__.get("_inverse_head_cache")  # mechanisms are immutable
+        if cached is not None:
+            return cached
         n = max(1024, 4 * self._support())
-        while n <= self._max_inverse_support():
+        while n <= limit:
             c = self.strategy_coeffs(n)
             head, tail = np.dot(c[: n // 2], c[: n // 2]), np.dot(c[n // 2 :], c[n // 2 :])
             if tail <= _TAIL_RTOL * head:
-                return n
+                c.setflags(write=False)
+                self.__dict__["_inverse_head_cache"] = c
+                return c
             n *= 2
-        raise RuntimeError(f"the inverse coefficients of {self.name} decay too slowly for a time-domain sum")
+        return None
+
+    def _inverse_head(self) -> np.ndarray:
+        """The inverse coefficients ``c_0 … c_{N−1}`` up to :meth:`_inverse_support` ``= N`` (all but < 1e-17 of
+        ``γ∞²``), computed once."""
+        n = self._inverse_support()
+        cached = self.__dict__.get("_inverse_head_cache")
+        return cached if cached is not None and cached.size == n else self.strategy_coeffs(n)
 
     def filtered_energy(self, q=None, *, gap=None, method: str = "auto") -> np.ndarray:
         r"""``E_q(β) = (1/2π)∫_{−π}^{π} |B(ω)|² / |1 − q e^{iω}|² dω`` for ``|q| < 1``, vectorised over ``q``.
