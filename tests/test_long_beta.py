@@ -278,3 +278,13 @@ def test_a_minimum_phase_beta_whose_inverse_never_decays_in_double_precision_has
     assert beta.limiting_sensitivity() ** 2 == pytest.approx(1.0 / ((1.0 - r) * (1.0 + r)), rel=1e-14)
     with pytest.raises(ValueError, match="not minimum phase"):
         dpt.mechanisms.spectral.inverse_energy_by_step_down([1.0, 0.0, 1.0])
+
+
+def test_gamma_T_past_the_inverse_support_reuses_the_head_and_equals_the_direct_sum():
+    """γ_T for T = 10⁶ beyond the inverse's support (found at its first length, 40 000 coefficients) is the norm of the kept head: the
+    rest of ‖c_{0:T}‖² is < 1e-17 of it. Against the direct series inverse of length T."""
+    m = dpt.toeplitz(dpt.nu_ftrl(0.01).noising_coeffs(10_000))
+    direct = float(np.linalg.norm(series_inverse(m.beta, 10**6)))
+    assert m.sensitivity(10**6) == pytest.approx(direct, rel=1e-15)
+    assert m._inverse_support() < 10**6 // 16
+    assert m.sensitivity(10**6) == pytest.approx(m.limiting_sensitivity(), rel=1e-15)
