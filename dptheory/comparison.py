@@ -47,7 +47,7 @@ from ._validation import check_in_interval, check_int
 from .accounting.conversions import epsilon_from_rho, rho_from_epsilon
 from .accounting.zcdp import noise_multiplier
 from .mechanisms import (
-    BLT, BandedMechanism, BandedToeplitz, FiniteToeplitz, Mechanism, Participation, SqrtToeplitz, ToeplitzMechanism,
+    BLT, BandedToeplitz, FiniteToeplitz, Mechanism, Participation, ToeplitzMechanism,
     TreeAggregation, banded_sqrt_toeplitz, dpsgd, mean_estimation_optimal, nu_ftrl, optimal_cc, optimize_banded,
 )
 from .mechanisms.base import SINGLE_PARTICIPATION, _check_participation
@@ -71,7 +71,6 @@ DENSE_LIMIT = 2048
 #: Largest horizon at which BandMF is optimised (its objective costs ``O(n³)`` per evaluation).
 BANDMF_LIMIT = 256
 _PROBLEMS = (MeanEstimation, LinearRegression, StronglyConvex)
-_LOWER_IS_BETTER = ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n", "F_inf", "bound", "buffers", "us_per_step")
 
 
 # -- the table's parts -------------------------------------------------------------------------------------------
