@@ -38,6 +38,17 @@ def _printed(cid, where, statement, printed: str, measured: float) -> Claim:
                  tolerance_why="half a unit of the last printed digit")
 
 
+
+def _sgd_row_claims(tag: str, where: str, r: dict, lo: float, hi: float, errata: str, statement: str,
+                    digits_statement: str) -> list[Claim]:
+    """A DP-SGD(M) row of Table 6/7: the printed ε lies in ``[lo, hi]`` (ε over the printed σ ± half a unit of its
+    last digit) widened by the rounding of ε itself, and (informational) the ε at the printed σ to its digits."""
+    printed = float(r["printed"])
+    return [Claim(tag, PAPER, f"{where}, errata 000 {errata}", statement, printed, printed,
+                  bounds=(lo - _half(r["printed"]), hi + _half(r["printed"])), tolerance_why="rounding of the printed σ and ε"),
+            Claim(tag + ".exact_digits", PAPER, where, digits_statement, printed, r["paper"], rtol=_rtol(r["printed"]),
+                  informational=True, tolerance_why="σ printed to 2 decimals")]
+
 def _accounting() -> list[Claim]:
     claims = []
     for n, k in golden("000", "seed000.accounting.depth").value.items():
@@ -185,22 +196,14 @@ def _images(rows_md, quick: bool) -> list[Claim]:
         elif r["kind"] == "unamplified":
             half = _half(r["noise"])
             lo, hi = (T.unamplified_epsilon(float(r["noise"]) + d, data=r["data"], epochs=r["epochs"]) for d in (half, -half))
-            claims.append(Claim(tag, PAPER, where + ", errata 000 §5 #15",
-                                "unamplified SGD (ρ = E/(2σ²), improved on 1.1…199.9): printed ε within σ ± half a unit",
-                                float(r["printed"]), float(r["printed"]), bounds=(lo - _half(r["printed"]), hi + _half(r["printed"])),
-                                tolerance_why="rounding of the printed σ and ε"))
-            claims.append(Claim(tag + ".exact_digits", PAPER, where, "unamplified SGD at the printed σ (25 of 26 rows to 2 decimals)",
-                                float(r["printed"]), r["paper"], rtol=_rtol(r["printed"]), informational=True,
-                                tolerance_why="σ printed to 2 decimals"))
+            claims += _sgd_row_claims(tag, where, r, lo, hi, "§5 #15",
+                                      "unamplified SGD (ρ = E/(2σ²), improved on 1.1…199.9): printed ε within σ ± half a unit",
+                                      "unamplified SGD at the printed σ (25 of 26 rows to 2 decimals)")
         else:
             lo, hi = r["range"]
-            claims.append(Claim(tag, PAPER, where + ", errata 000 §5 #14",
-                                "amplified SGD: printed ε within the RDP ε over σ ± half a unit of its last digit",
-                                float(r["printed"]), float(r["printed"]), bounds=(lo - _half(r["printed"]), hi + _half(r["printed"])),
-                                tolerance_why="rounding of the printed σ and ε"))
-            claims.append(Claim(tag + ".exact_digits", PAPER, where, "amplified SGD at the printed σ (20 of 26 rows match to 2 decimals)",
-                                float(r["printed"]), r["paper"], rtol=_rtol(r["printed"]), informational=True,
-                                tolerance_why="σ printed to 2 decimals"))
+            claims += _sgd_row_claims(tag, where, r, lo, hi, "§5 #14",
+                                      "amplified SGD: printed ε within the RDP ε over σ ± half a unit of its last digit",
+                                      "amplified SGD at the printed σ (20 of 26 rows match to 2 decimals)")
     spot = golden("000", "seed000.table6.spot")
     for key, printed in spot.printed.items():
         data, b, E, sigma, kind = key.split(",")
