@@ -203,10 +203,20 @@ def _evaluate(D: np.ndarray, d: int, problem: _Problem, *, gradient: bool):
     return value, err, sens, d_points
 
 
+def _gaps(x: np.ndarray) -> np.ndarray:
+    """The ``2d + 1`` positive gaps summing to one: the softmax of the logits ``x`` (module docstring)."""
+    z = np.exp(x - np.max(x.real))
+    return z / np.sum(z)
+
+
+def _decay_pair(D: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(θ, θ̂)``: the points ``θ_i``, ``θ̂_i`` of :func:`_differences` as their distance to the last point, 0."""
+    return D[np.arange(1, 2 * d, 2), -1], D[np.arange(2, 2 * d + 1, 2), -1]
+
+
 def _objective(x: np.ndarray, d: int, problem: _Problem, *, gradient: bool = True):
     r"""The penalised loss as a function of the ``2d + 1`` logits (module docstring) and its gradient."""
-    z = np.exp(x - np.max(x.real))
-    gaps = z / np.sum(z)
+    gaps = _gaps(x)
     out = _evaluate(_differences(gaps), d, problem, gradient=gradient)
     if not gradient:
         return out[0]
@@ -405,8 +415,7 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
                        jac=True, method="L-BFGS-B", bounds=[(-_LOGIT_BOUND, _LOGIT_BOUND)] * x0.size,
                        options={"maxiter": max_iterations, "maxfun": 4 * max_iterations, "ftol": 1e-12,
                                 "gtol": 1e-8})
-        z = np.exp(res.x - np.max(res.x))
-        D = _differences(z / np.sum(z))
+        D = _differences(_gaps(res.x))
         runs.append((float(_evaluate(D, d, report, gradient=False)[0]), D, res))
     # the lowest loss; among starts within 10⁻⁹ of it (the same optimum) the first converged one
     floor = min(run[0] for run in runs)
@@ -420,13 +429,12 @@ class DegenerateOptimum(RuntimeError):
 
 
 def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float):
-    T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
-    theta, theta_hat = D[T, -1], D[H, -1]
+    theta, theta_hat = _decay_pair(D, d)
     collapsed = np.flatnonzero(~((theta_hat < theta) & (theta < 1.0)))
     if collapsed.size:
         raise DegenerateOptimum(
             f"the optimum for n = {n}, {participation}, d = {d} has theta_hat_i = theta_i (or theta_i = 1) to double "
-            f"precision for i in {[int(i) + 1 for i in collapsed]} (1 - theta = {D[0, T[collapsed]]}): omega_i -> 0, a "
+            f"precision for i in {[int(i) + 1 for i in collapsed]} (1 - theta = {D[0, 2 * collapsed + 1]}): omega_i -> 0, a "
             f"buffer that carries no correlation (with d = 1 the strategy tends to the identity, DP-SGD)"
         )
     blt = BLT.from_theta_pair(theta, theta_hat)
@@ -495,10 +503,7 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
     t0 = time.perf_counter()
 
     def blt_of(x):
-        z = np.exp(x - np.max(x))
-        D = _differences(z / np.sum(z))
-        T, H = np.arange(1, 2 * d, 2), np.arange(2, 2 * d + 1, 2)
-        return BLT.from_theta_pair(D[T, -1], D[H, -1])
+        return BLT.from_theta_pair(*_decay_pair(_differences(_gaps(x)), d))
 
     def objective(x):
         try:
