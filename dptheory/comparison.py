@@ -114,12 +114,14 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Row:
-    """One mechanism's cells (keys :data:`COLUMNS`)."""
+    """One mechanism's cells (keys :data:`COLUMNS`) and the mechanism itself (``None`` where the family had none),
+    e.g. to simulate it; the mechanism is not part of the exports."""
 
     label: str
     family: str
     how: str
     cells: dict
+    mechanism: Mechanism | None = field(default=None, repr=False, compare=False)
 
     def value(self, column: str) -> float | None:
         return self.cells[column].value
@@ -569,7 +571,7 @@ def _row(candidate: Candidate, problem, n: int, participation: Participation, rh
         bound=_bound_cell(mech, problem, participation, rho, G),
         buffers=buffers, us_per_step=speed,
     )
-    return Row(candidate.label, candidate.family, candidate.how, cells)
+    return Row(candidate.label, candidate.family, candidate.how, cells, mech)
 
 
 def compare(mechanisms=None, problem=None, *, horizon: int, participation: Participation | None = None, rho=None,

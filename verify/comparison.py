@@ -74,9 +74,8 @@ def _simulation_claims(quick: bool, executor) -> list[Claim]:
     for name, problem in PROBLEMS.items():
         for participation in (dpt.Participation(), _epochs(n, 2)):
             table = _table(problem, n, participation, quick)
-            chosen = {c.label: c.mechanism for c in candidates(problem, horizon=n, participation=participation, rho=RHO)}
             rows = [r for r in table.rows if r.value("F_n") is not None and math.isfinite(r.value("F_n"))]
-            tasks = [Task(chosen[r.label], problem, dict(rho=RHO, horizon=n, participation=participation, seeds=seeds,
+            tasks = [Task(r.mechanism, problem, dict(rho=RHO, horizon=n, participation=participation, seeds=seeds,
                                                          seed=point_seed(71, name, n, _label(participation), r.label)))
                      for r in rows]
             sims = run_all(tasks, desc=f"compare: F_n of {name}, {_label(participation)}", executor=executor)
@@ -90,16 +89,16 @@ def _simulation_claims(quick: bool, executor) -> list[Claim]:
                     r.value("F_n"), sim.mean, interval=(lo, hi),
                     tolerance_why=f"{z:.2f} SE over {seeds} chains (Bonferroni over {len(sims)} mechanisms, {ALPHA:.0%})"))
             if name == "mean":  # the prefix-sum losses do not depend on the problem
-                claims += _prefix_claims(table, chosen, n, participation, chains=seeds)
+                claims += _prefix_claims(table, n, participation, chains=seeds)
     return claims
 
 
-def _prefix_claims(table, chosen, n: int, participation, chains: int) -> list[Claim]:
+def _prefix_claims(table, n: int, participation, chains: int) -> list[Claim]:
     rows = [r for r in table.rows if r.value("max_loss") is not None and r.family != "optimised"]
     z = family_quantile(n_claims=2 * len(rows), dof=chains - 1, alpha=ALPHA)
     claims = []
     for i, r in enumerate(rows):
-        mech, sens = chosen[r.label], r.value("sensitivity")
+        mech, sens = r.mechanism, r.value("sensitivity")
         sim = simulate_prefix_errors(mech, n, chains=chains, seed=point_seed(72, n, _label(participation), r.label))
         worst = int(np.argmax(mech.row_energies(1.0, n)))
         for what, estimate in (("max_loss", sim.at(worst)), ("rms_loss", sim.mean_over_steps())):
