@@ -296,7 +296,7 @@ def _paper_nu(problem) -> float:
     return min(problem.eta * _mu(problem), _NU_MAX)
 
 
-def _tuned_nu(problem, n: int, participation: Participation, rho: float) -> tuple[float, float]:
+def _tuned_nu(problem, n: int, participation: Participation, rho: float) -> float:
     """``ν`` minimising ``F_n`` of ν-DP-FTRL over ``[10⁻⁶, 0.999]`` (``nu_ftrl`` takes ``0 < ν < 1``): the best of a grid of
     25 values of ``log ν`` and the paper's ``ημ``, then bounded Brent between its neighbours (``F_n`` need not be
     unimodal in ``ν``)."""
@@ -308,8 +308,7 @@ def _tuned_nu(problem, n: int, participation: Participation, rho: float) -> tupl
     i = int(np.argmin(values))
     lo, hi = points[max(i - 1, 0)], points[min(i + 1, points.size - 1)]
     res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
-    best_u, best = (res.x, float(res.fun)) if res.fun < values[i] else (points[i], values[i])
-    return math.exp(best_u), best
+    return math.exp(res.x if res.fun < values[i] else points[i])
 
 
 def _lti_optimum(problem: LinearRegression) -> FiniteToeplitz:
@@ -413,7 +412,7 @@ def candidates(problem, *, horizon: int, participation: Participation | None = N
             if isinstance(problem, StronglyConvex):
                 out.append(Candidate("nu-FTRL tuned", family, None, why="no exact F_n to tune on"))
             else:
-                nu, _ = _tuned_nu(problem, n, participation, rho)
+                nu = _tuned_nu(problem, n, participation, rho)
                 out.append(Candidate("nu-FTRL tuned", family, nu_ftrl(nu), f"nu = {nu:.4g} minimises F_n"))
             out.append(Candidate("nu-FTRL eta*mu", family, nu_ftrl(nu_paper), f"nu = eta*mu = {nu_paper:.4g} (seed 004)"))
         elif family == "sqrt":

@@ -187,10 +187,10 @@ class ToeplitzMechanism(Mechanism):
                 return math.inf
             n = self._inverse_support() + (participation.max_participations - 1) * participation.min_sep
         n = _check_horizon(n)
-        if participation.participations(n) == 1 and n > 8 * 1024 and self.is_minimum_phase():
+        if participation.participations(n) == 1 and n > 16 * 1024 and self.is_minimum_phase():
             # past the inverse's support the rest of ‖c_{0:n}‖² is < 1e-17 of it, below double rounding. The search
             # tries two lengths from its start s (3s of work, below n/5 when n > 16s), else c_{0:n} directly.
-            start = max(1024, 4 * self._support())
+            start = self._inverse_search_start()
             head = self._search_inverse_head(2 * start) if n > 16 * start else None
             if head is not None and head.size < n:
                 return _norm(head)
@@ -309,7 +309,7 @@ class ToeplitzMechanism(Mechanism):
         cached = self.__dict__.get("_inverse_head_cache")  # mechanisms are immutable
         if cached is not None:
             return cached
-        n = max(1024, 4 * self._support())
+        n = self._inverse_search_start()
         while n <= limit:
             c = self.strategy_coeffs(n)
             head, tail = np.dot(c[: n // 2], c[: n // 2]), np.dot(c[n // 2 :], c[n // 2 :])
@@ -319,6 +319,10 @@ class ToeplitzMechanism(Mechanism):
                 return c
             n *= 2
         return None
+
+    def _inverse_search_start(self) -> int:
+        """The first length the doubling search of :meth:`_inverse_support` tries."""
+        return max(1024, 4 * self._support())
 
     def _inverse_head(self) -> np.ndarray:
         """The inverse coefficients ``c_0 … c_{N−1}`` up to :meth:`_inverse_support` ``= N`` (all but < 1e-17 of
