@@ -89,6 +89,8 @@ def get_backend(name: str | None = None) -> Backend:
 
         cupy.zeros(1)  # fails without a usable GPU
     except Exception as exc:  # ImportError, or a CUDA runtime error
-        warnings.warn(f"CuPy backend unavailable ({exc.__class__.__name__}: {exc}); falling back to NumPy", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"CuPy backend unavailable ({exc.__class__.__name__}: {exc}); falling back to NumPy (install the "
+                      f"CuPy wheel of the driver's CUDA major version: pip install -e '.[gpu]' for CUDA 13, "
+                      f"'.[gpu-cuda12]' for CUDA 12; nvidia-smi prints it)", RuntimeWarning, stacklevel=2)
         return _numpy()
     return Backend("cupy", array_api_compat.array_namespace(cupy.zeros(1)), cupy)
