@@ -13,8 +13,10 @@ test:     ## fast test suite (what CI runs): every check except those marked slo
 test-all: ## every test, slow ones included
 	$(PYTEST) -q
 
-bench:    ## pytest-benchmark timings of the hot paths
-	$(PYTEST) -q -s tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
+bench:    ## pytest-benchmark timings of the hot paths, then a summary of each path's ratio to its limit (same run)
+	@mkdir -p .benchmarks
+	$(PYTEST) -q -s tests/test_benchmarks.py --benchmark-enable --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name --benchmark-json=.benchmarks/latest.json
+	$(PYTHON) tests/bench_summary.py .benchmarks/latest.json
 
 
 verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (~4 min)
