@@ -82,6 +82,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import array_api_compat
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
@@ -393,95 +394,227 @@ def default_proposal(sigma, *, q, T, eps) -> tuple[float, float]:
 
 
 def _exp_safe(sigma: float, q: float, qr: float) -> bool:
-    """Whether ``e^z`` and ``e^{z + λ}`` cannot overflow (``|n| < 40``), so the short forms
-    ``log1p(q·expm1(z))`` and ``log1p(e^{z+λ})`` apply; otherwise the stable forms (small ``σ`` only)."""
+    """Whether ``e^z`` and ``e^{z + λ}`` cannot overflow (``|n| < 40``), so that every round's loss is the
+    logarithm of a finite factor (:class:`_Kernel`); otherwise the stable forms per element (small ``σ`` only)."""
     lam = math.log(q) - math.log1p(-q) if q < 1.0 else 0.0
     return 40.0 / sigma + max(qr, 1.0) / sigma**2 + max(lam, 0.0) < 700.0
 
 
+def _rows(a, xp):
+    """``Σ_t a[t]`` over the rounds of a chunk ``(K, n)`` (row 0 itself when ``K = 1``)."""
+    return a[0, ...] if a.shape[0] == 1 else xp.sum(a, axis=0)
+
+
+class _LogSum:
+    """``Σ_t ℓ_t`` per path over the rounds, fed the terms ``ℓ_t`` (``every = None``) or the factors
+    ``e^{ℓ_t}``: these are multiplied over at most ``every`` rounds between two logarithms (one ``log`` per path
+    every ``every`` rounds instead of one per path and round; the product's rounding is ``every`` ulps)."""
+
+    def __init__(self, n: int, every: int | None, xp):
+        self.xp, self.every, self.rounds = xp, every, 0
+        self.total = xp.zeros((n,), dtype=xp.float64)
+        self.product = xp.ones((n,), dtype=xp.float64)
+
+    def add(self, terms):
+        """Adds the rounds of a chunk ``(K, n)``."""
+        xp, K = self.xp, terms.shape[0]
+        if self.every is None:
+            self.total += _rows(terms, xp)
+            return
+        i = 0
+        while i < K:
+            r = min(K - i, self.every - self.rounds)
+            self.product *= _rows(terms[i : i + r, ...], xp) if r == 1 else xp.prod(terms[i : i + r, ...], axis=0)
+            self.rounds, i = self.rounds + r, i + r
+            if self.rounds == self.every:
+                self._flush()
+
+    def _flush(self):
+        self.total += self.xp.log(self.product)
+        self.product = self.xp.ones_like(self.product)
+        self.rounds = 0
+
+    def value(self):
+        if self.rounds:
+            self._flush()
+        return self.total
+
+
+def _rounds_per_log(pairs, s: float) -> int:
+    """Rounds whose factors ``a + b·e^u`` (``(a, b)`` in ``pairs``, ``|u| ≤ s``) multiply without overflow or
+    underflow: each factor's ``|log|`` is at most ``A`` (at ``u = ±s``, monotone in ``u``), and ``G·A ≤ 600``."""
+    A = max(abs(math.log(a + b * math.exp(u))) for a, b in pairs for u in (-s, s))
+    return max(1, int(600.0 / max(A, 1e-3)))
+
+
 class _Kernel:
-    """One chunk of rounds for both directions; fixed model, proposal and backend."""
+    """Both directions over ``n`` paths, one chunk of rounds at a time; fixed model, proposal and backend.
 
-    def __init__(self, sigma: float, q: float, proposal: tuple[float, float], rng, bk):
+    Per path and round: one exponential ``E = e^u`` (``u = n/σ``) shared by both directions, then only
+    arithmetic. Every round's loss is ``log f`` of a factor ``f = a + b·E`` (``1 − p + p·e^z`` for the
+    mixtures, ``1 + e^{z+λ}`` for the ``"add"`` softplus), and :class:`_LogSum` multiplies the factors over
+    up to ``every`` rounds before one logarithm. The rejection step of ``"add"`` accepts a candidate when
+    ``U < 1 + s⁻`` with ``s⁻ = d·v − θ·e^{z+λ} + c ≤ s`` (``softplus(x) ≤ e^x``, ``1 + s ≤ e^s``) and evaluates
+    its exact acceptance probability ``e^s`` only for the candidates that squeeze leaves in doubt (~0.3% at
+    Table 9): the same accept/reject decisions as ``U < e^s``. On NumPy the chunk-sized temporaries are
+    written into buffers kept across chunks (a fresh 512 KiB temporary is faulted in from the OS on every
+    chunk: half the time at Table 9); elsewhere the same operations return new arrays, the same numbers.
+    When ``e^z`` can overflow (:func:`_exp_safe`, small ``σ``) it takes the stable forms per element
+    (``_log_mix``, ``_softplus``: two or three logarithms and exponentials per path and round) and sums them.
+    """
+
+    def __init__(self, sigma: float, q: float, T: int, proposal: tuple[float, float], n: int, rng, bk):
         # Python floats throughout: a NumPy scalar is not an array of another namespace (array-api-strict refuses it)
-        self.sigma, self.q, self.rng, self.bk, self.xp = float(sigma), float(q), rng, bk, bk.xp
-        self.qr = float(proposal[0])
-        self.tilt = _add_tilt(sigma, q, proposal[1])
-        self.fast = _exp_safe(sigma, q, self.qr)
-        self.half = 0.5 / sigma**2
+        self.sigma, self.q, self.T, self.rng, self.bk, self.xp = float(sigma), float(q), T, rng, bk, bk.xp
+        xp, s2 = bk.xp, self.sigma**2
+        self.numpy = array_api_compat.is_numpy_namespace(xp)
+        self.buffers = {}
+        self.qr = qr = float(proposal[0])
+        self.tilt = tilt = _add_tilt(sigma, q, proposal[1])
+        self.fast = _exp_safe(sigma, q, qr)
+        self.half = half = 0.5 / s2
         self.lam = math.log(q) - math.log1p(-q) if q < 1.0 else math.inf
+        # Number of included rounds of each "remove" path; they come first (only their count matters).
+        self.B = bk.asarray(rng.binomial(T, min(qr, 1.0), size=n), dtype=xp.float64)
+        # "add" envelope N(−d, σ²): x = σn − d, z = v − shift; log-acceptance d·v − θ·softplus(v + c_sp) + c_h
+        d = float(tilt.d)
+        shift = half + d / s2
+        self.c_sp = float(self.lam - shift)
+        self.c_h = float((d + d**2) / (2.0 * s2) - tilt.h_star - d * shift)
+        pairs = [(1.0 - q, q * math.exp(half)), (1.0 - q, q * math.exp(-half))]  # e^{ℓ_q} at z = u ± ½/σ²
+        if qr > 1.0:
+            pairs.append((1.0 - q, q * math.exp((qr - 0.5) / s2)))
+        elif qr != q:
+            pairs += [(1.0 - qr, qr * math.exp(half)), (1.0 - qr, qr * math.exp(-half))]
+        if tilt.theta > 0.0 and q < 1.0:
+            pairs.append((1.0, math.exp(self.c_sp)))
+        every = _rounds_per_log(pairs, 40.0 / self.sigma) if self.fast else None
+        self.loss_r, self.mix_r, self.loss_a = (_LogSum(n, every, xp) for _ in range(3))
+        self.sum_u = xp.zeros((n,), dtype=xp.float64)  # Σ_t u_t: the weight of q' > 1 and L of "add" at q = 1
 
-    def _log_mix(self, p: float, z, em=None):
-        """``log(1 − p + p·e^z)``; ``em = expm1(z)`` when already computed."""
-        if not self.fast or p in (0.0, 1.0):
-            return _log_mix(p, z, self.xp)
-        return self.xp.log1p(p * (self.xp.expm1(z) if em is None else em))
+    def _buffer(self, name: str, shape):
+        buf = self.buffers.get(name)
+        if buf is None or buf.shape != shape:
+            buf = self.buffers[name] = self.xp.empty(shape, dtype=self.xp.float64)
+        return buf
 
-    def remove(self, u, t, B):
-        """``(Σ_t ℓ_q, Σ_t log P/P')`` over the chunk of rounds ``t``; round ``t`` of a path is included when
-        ``t < B``: ``x = b + σn``, ``z = n/σ + (b − ½)/σ²``."""
-        xp, q, qr = self.xp, self.q, self.qr
-        if qr > 1.0:  # x = q' + σn; log N(q',σ²)/Q = q'·n/σ + q'²/(2σ²)
-            loss = xp.sum(self._log_mix(q, u + (qr - 0.5) / self.sigma**2), axis=0)
-            return loss, loss - qr * xp.sum(u, axis=0) - u.shape[0] * qr**2 * self.half
-        z = u + (xp.astype(t < B, xp.float64) * (2.0 * self.half) - self.half)
-        em = xp.expm1(z) if self.fast and q < 1.0 else None
-        loss = self._log_mix(q, z, em)
-        if qr == q:
-            return xp.sum(loss, axis=0), None
-        return xp.sum(loss, axis=0), xp.sum(loss - self._log_mix(qr, z, em), axis=0)
+    def _f(self, f, x, *args, out: str | None = None):
+        """``f(x, *args)``, into the buffer ``out`` (shaped like ``x``) on NumPy."""
+        if out is None or not self.numpy:
+            return f(x, *args)
+        return f(x, *args, out=self._buffer(out, x.shape))
 
-    def _softplus(self, y):
-        return self.xp.log1p(self.xp.exp(y)) if self.fast else _softplus(y, self.xp)
+    def normals(self, shape, out: str | None = None):
+        """Standard normals of the run's generator (into the buffer ``out`` on NumPy)."""
+        if out is None or not self.numpy:
+            return self.bk.asarray(self.rng.standard_normal(size=shape))
+        return self.rng.standard_normal(size=shape, out=self._buffer(out, shape))
 
-    def add(self, u):
-        """``Σ_t L_t``, ``L_t = −ℓ(x_t)``, over the chunk, ``x_t ~ Q_θ``; ``u = n/σ`` are the first candidates."""
-        xp, q, tilt, sigma = self.xp, self.q, self.tilt, self.sigma
-        K = u.shape[0]
+    def _uniforms(self, m: int, out: str | None = None):
+        if out is None or not self.numpy:
+            return self.bk.asarray(self.rng.random(size=m))
+        return self.rng.random(size=m, out=self._buffer(out, (m,)))
+
+    def _factor(self, p: float, E, b: float, out: str | None = None):
+        """``e^{ℓ_p} = 1 − p + p·e^z`` at ``e^z = b·E``."""
+        f = self._f(self.xp.multiply, E, p * b, out=out)
+        f += 1.0 - p
+        return f
+
+    def chunk(self, u, t0: int):
+        """Rounds ``t0 … t0 + K − 1`` of every path from ``u = n/σ`` ``(K, n)``, shared by both directions."""
+        xp, q, qr, tilt, half, fast = self.xp, self.q, self.qr, self.tilt, self.half, self.fast
+        E = self._f(xp.exp, u, out="E") if fast else None
+        if qr > 1.0 or (q == 1.0 and tilt.theta > 0.0):
+            self.sum_u += _rows(u, xp)
+        # "remove": x = b + σn, z = u + (b − ½)/σ² (round t included when t < B), or x = q' + σn when q' > 1
+        if qr > 1.0:
+            c = (qr - 0.5) / self.sigma**2
+            self.loss_r.add(self._factor(q, E, math.exp(c), out="f") if fast else _log_mix(q, u + c, xp))
+        else:
+            K = u.shape[0]
+            t = xp.reshape(xp.arange(t0, t0 + K, dtype=xp.float64), (K, 1))
+            included = xp.astype(t < self.B, xp.float64)
+            if fast:
+                lo = math.exp(-half)
+                ez = E * (included * (math.exp(half) - lo) + lo)
+                self.loss_r.add(self._factor(q, ez, 1.0))
+                if qr != q:
+                    self.mix_r.add(self._factor(qr, ez, 1.0))
+            else:
+                z = u + (included * (2.0 * half) - half)
+                self.loss_r.add(_log_mix(q, z, xp))
+                if qr != q:
+                    self.mix_r.add(_log_mix(qr, z, xp))
+        # "add": x ~ Q_θ (L_t = −ℓ), by rejection when θ > 0 and q < 1
         if tilt.theta == 0.0:
-            return -xp.sum(self._log_mix(q, u - self.half), axis=0)
-        if q == 1.0:  # Q_θ = N(−θ, σ²): x = σn − θ, L_t = −z = −n/σ + 1/(2σ²) + θ/σ²
-            return K * (self.half + tilt.theta / sigma**2) - xp.sum(u, axis=0)
-        # x = σn − d: z = n/σ − shift; accept with exp(−θ·softplus(z + λ) + d·z + (d + d²)/(2σ²) − H*)
-        d, theta = float(tilt.d), float(tilt.theta)
-        shift = self.half + d / sigma**2
-        c_sp = float(self.lam - shift)
-        c_h = float((d + d**2) / (2.0 * sigma**2) - tilt.h_star - d * shift)
+            self.loss_a.add(self._factor(q, E, math.exp(-half), out="f") if fast else _log_mix(q, u - half, xp))
+        elif q < 1.0:
+            self.loss_a.add(self._tilted(u, E))
 
-        def candidates(v):  # softplus(z + λ) and the acceptance probability of z = v − shift (≤ 1 up to rounding)
-            sp = self._softplus(v + c_sp)
-            return sp, xp.exp(d * v - theta * sp + c_h)
-
-        rng, bk = self.rng, self.bk
-        sp, prob = candidates(xp.reshape(u, (-1,)))
-        pending = bk.asarray(rng.random(size=sp.shape[0])) >= prob
+    def _tilted(self, u, E):
+        """Softplus terms of ``x ~ Q_θ`` (factors ``1 + e^{z+λ}`` when fast) by rejection from ``N(−d, σ²)``:
+        the chunk's ``u`` are the first candidates, and a rejected candidate is replaced by a fresh one."""
+        xp = self.xp
+        flat = lambda a: None if a is None else xp.reshape(a, (-1,))  # noqa: E731
+        terms, pending = self._candidates(flat(u), flat(E), out="")
         while (m := int(xp.count_nonzero(pending))) > 0:
-            sp_new, prob_new = candidates(bk.asarray(rng.standard_normal(size=m)) / sigma)
-            rejected = bk.asarray(rng.random(size=m)) >= prob_new
-            sp[pending] = sp_new
+            v = self.normals(m) * (1.0 / self.sigma)
+            new, rejected = self._candidates(v, xp.exp(v) if self.fast else None)
+            terms[pending] = new
             still = xp.zeros_like(pending)
             still[pending] = rejected
             pending = still
-        return -xp.sum(xp.reshape(sp, u.shape), axis=0) - K * math.log1p(-q)
+        return xp.reshape(terms, u.shape)
+
+    def _candidates(self, v, E, out: str | None = None):
+        """Terms of the candidates ``z = v − shift`` and which are rejected (one uniform each): accepted with
+        probability ``e^s``, ``s = d·v − θ·softplus(v + c_sp) + c_h ≤ 0`` (up to rounding). ``out``: a
+        prefix of the buffer names, or ``None``."""
+        xp, d, theta, c_h = self.xp, float(self.tilt.d), float(self.tilt.theta), self.c_h
+        name = (lambda s: None) if out is None else (lambda s: out + s)  # noqa: E731
+        U = self._uniforms(v.shape[0], out=name("U"))
+        if not self.fast:
+            sp = _softplus(v + self.c_sp, xp)
+            return sp, U >= xp.exp(d * v - theta * sp + c_h)
+        y = self._f(xp.multiply, E, math.exp(self.c_sp), out=name("y"))  # e^{z+λ} ≥ softplus(z + λ)
+        lower = self._f(xp.multiply, v, d, out=name("lower"))
+        lower -= self._f(xp.multiply, y, theta, out=name("f"))
+        lower += 1.0 + c_h
+        doubt = U >= lower
+        rejected = xp.zeros_like(doubt)
+        rejected[doubt] = U[doubt] >= xp.exp(d * v[doubt] - theta * xp.log1p(y[doubt]) + c_h)
+        y += 1.0
+        return y, rejected
+
+    def result(self):
+        """``((L, log W) of "remove", (L, log W) of "add")``, each ``(n,)``."""
+        T, q, qr, tilt = self.T, self.q, self.qr, self.tilt
+        L_r = self.loss_r.value()
+        if qr > 1.0:  # log N(q',σ²)/Q = q'·u + q'²/(2σ²) per round
+            W_r = L_r - qr * self.sum_u - T * qr**2 * self.half
+        else:
+            W_r = L_r - self.mix_r.value() if qr != q else self.xp.zeros_like(L_r)
+        if tilt.theta == 0.0:
+            L_a = -self.loss_a.value()
+        elif q == 1.0:  # Q_θ = N(−θ, σ²): x = σn − θ, L_t = −z = −n/σ + 1/(2σ²) + θ/σ²
+            L_a = T * (self.half + tilt.theta / self.sigma**2) - self.sum_u
+        else:
+            L_a = -self.loss_a.value() - T * math.log1p(-q)
+        return (L_r, W_r), (L_a, -tilt.theta * L_a + T * tilt.kappa)
 
 
 def _sample(sigma: float, q: float, T: int, proposal: tuple[float, float], n: int, rng, bk, chunk: int):
-    """``((L, log W) of "remove", (L, log W) of "add")`` for ``n`` paths each, as backend arrays ``(n,)``."""
-    xp = bk.xp
-    kernel = _Kernel(sigma, q, proposal, rng, bk)
-    # Number of included rounds of each "remove" path; they come first (only their count matters).
-    B = bk.asarray(rng.binomial(T, min(proposal[0], 1.0), size=n), dtype=xp.float64)
-    L_r, W_r, L_a = (xp.zeros((n,), dtype=xp.float64) for _ in range(3))
+    """``((L, log W) of "remove", (L, log W) of "add")`` for ``n`` paths each, as backend arrays ``(n,)``.
+
+    Cost per path and round (:class:`_Kernel`): one normal, one uniform (plus ``1 − acceptance`` of each for
+    the redrawn candidates), one exponential and ~12 arithmetic passes when ``e^z`` cannot overflow."""
+    kernel = _Kernel(sigma, q, T, proposal, n, rng, bk)
     for t0 in range(0, T, chunk):
-        K = min(chunk, T - t0)
-        u = bk.asarray(rng.standard_normal(size=(K, n))) * (1.0 / sigma)  # noise/σ, shared by both directions
-        t = xp.reshape(xp.arange(t0, t0 + K, dtype=xp.float64), (K, 1))
-        loss, weight = kernel.remove(u, t, B)
-        L_r += loss
-        if weight is not None:
-            W_r += weight
-        L_a += kernel.add(u)
-    return (L_r, W_r), (L_a, -kernel.tilt.theta * L_a + T * kernel.tilt.kappa)
+        u = kernel.normals((min(chunk, T - t0), n), out="u")
+        u *= 1.0 / sigma  # noise/σ, shared by both directions
+        kernel.chunk(u, t0)
+    return kernel.result()
 
 
 def _direction(name: str, samples, eps: float, z: float, proposal: float, xp) -> DirectionDelta:

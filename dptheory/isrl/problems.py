@@ -52,10 +52,12 @@ def random_signs(rng, shape, xp):
     return bits
 
 
-def project_ball(w, radius: float, xp):
-    """Euclidean projection of the rows ``w[..., :]`` onto the ball of radius ``radius`` (Alg. 2, Π_W)."""
+def project_ball(w, radius: float, xp, outside: bool = False):
+    """Euclidean projection of the rows ``w[..., :]`` onto the ball of radius ``radius`` (Alg. 2, Π_W); with
+    ``outside``, also ``1.0`` where a row lay outside the ball (the projection acted), else ``0.0``."""
     norm = xp.sqrt(xp.sum(w * w, axis=-1, keepdims=True))
-    return w * xp.minimum(1.0, radius / xp.maximum(norm, 1e-300))
+    projected = w * xp.minimum(1.0, radius / xp.maximum(norm, 1e-300))
+    return (projected, xp.astype(norm[..., 0] > radius, xp.float64)) if outside else projected
 
 
 def _as_float(batch, xp):

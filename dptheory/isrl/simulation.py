@@ -196,8 +196,11 @@ class _Sampler:
 
 def _indices(rng, n: int, shape, xp):
     """Uniform record indices in ``[0, n)`` as ``⌊n·U⌋``: the generator consumes the same numbers for every ``n``,
-    so a sweep over ``n`` shares its participation draws and noise (common random numbers)."""
-    return xp.astype(xp.floor(rng.random(size=shape) * n), xp.int64)
+    so a sweep over ``n`` shares its participation draws and noise (common random numbers). The conversion to
+    integers truncates, which is the floor here (``n·U ≥ 0``)."""
+    u = rng.random(size=shape)
+    u *= n
+    return xp.astype(u, xp.int64)
 
 
 def _streams(bk, seed: int):
@@ -212,8 +215,9 @@ def _block(R: int, per_round: int) -> int:
 
 
 def _gather(data_flat, base, idx, xp, shape):
-    """Records ``data[p, s, i, idx[s, i, k]]`` for every copy ``p``: one ``take`` on the flattened data."""
-    flat = xp.reshape(base + idx[None, ...], (-1,))
+    """Records ``data[p, s, i, idx[…, s, i, k]]`` for every copy ``p`` (``base`` ``(P, S, N, 1)`` broadcast
+    against ``idx``): one ``take`` on the flattened data."""
+    flat = xp.reshape(base + idx, (-1,))
     return xp.reshape(xp.take(data_flat, flat, axis=0), shape)
 
 
@@ -234,20 +238,18 @@ def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0
         Bk = min(B, R - r0)
         weights = sampler.draw(rng, Bk, S)                                    # (Bk, S, N): 1{i∈S_r}/M_r
         idx = _indices(rng, n, (Bk, S, N, K), xp)
-        noise = rng.standard_normal(size=(Bk, S, N, d)) * sigma  # drawn even at σ = 0: the stream stays aligned
+        noise = rng.standard_normal(size=(Bk, S, N, d))  # drawn even at σ = 0: the stream stays aligned
+        noise *= sigma
+        ubar = xp.sum(weights[..., None] * noise, axis=2)                     # (Bk, S, d) = (1/M_r) Σ_{i∈S_r} u_i
+        noise_sq = noise_sq + xp.sum(xp.sum(ubar * ubar, axis=-1), axis=0)
         for b in range(Bk):
             r = r0 + b
             w_hat = w_hat + float(omega_h[r]) * w
             batch = _gather(data_flat, base, idx[b, ...], xp, (P, S, N, K, d))
             grads = problem.mean_gradient(w[:, :, None, :], batch, xp)        # (P, S, N, d)
-            g = xp.sum(weights[b, ...][None, :, :, None] * grads, axis=2)
-            ubar = xp.sum(weights[b, ...][..., None] * noise[b, ...], axis=1)            # (S, d) = (1/M_r) Σ_{i∈S_r} u_i
-            noise_sq = noise_sq + xp.sum(ubar * ubar, axis=-1)
-            g = g + ubar
-            w = w - float(eta_h[r]) * g
-            norm = xp.sqrt(xp.sum(w * w, axis=-1))
-            projected = projected + xp.astype(norm > problem.radius, xp.float64)
-            w = project_ball(w, problem.radius, xp)
+            g = xp.sum(weights[b, ...][None, :, :, None] * grads, axis=2) + ubar[b, ...]
+            w, outside = project_ball(w - float(eta_h[r]) * g, problem.radius, xp, outside=True)
+            projected = projected + outside
         if not bool(xp.all(xp.isfinite(w))):
             raise FloatingPointError(f"non-finite iterate by round {r0 + Bk}")
     return w_hat, w, projected / R, noise_sq / R
@@ -410,15 +412,14 @@ def _accelerated(problem, stages, *, N, n, K, sigma2, mu, lam, one_pass, M, M_pm
                 if one_pass:
                     batch = data[:, :, t * K:(t + 1) * K, :]
                 else:
-                    batch = _gather(data_flat, base, idx[b, ...][None, ...], xp, (seeds, N, K, d))
+                    batch = _gather(data_flat, base, idx[b, ...], xp, (seeds, N, K, d))
                 grads = problem.mean_gradient(w_md[:, None, :], batch, xp)
                 if lam > 0:
                     grads = grads + lam * (w_md - center)[:, None, :]
                 g = xp.sum(weights[b, ...][..., None] * (grads + noise[b, ...]), axis=1)
                 w = (a * mu * w_md + ((1.0 - a) * mu + eta) * w - a * g) / (mu + eta)
-                norm = xp.sqrt(xp.sum(w * w, axis=-1))
-                projected = projected + xp.astype(norm > problem.radius, xp.float64)
-                w = project_ball(w, problem.radius, xp)
+                w, outside = project_ball(w, problem.radius, xp, outside=True)
+                projected = projected + outside
                 w_ag = a * w + (1.0 - a) * w_ag
                 t += 1
         if not bool(xp.all(xp.isfinite(w_ag))):
@@ -455,15 +456,15 @@ def local_sgd(problem, *, N: int, n: int, R: int, K: int, sigma2: float, eta: fl
     for r in range(R):
         weights = sampler.draw(rng, 1, seeds)[0, ...]
         idx = _indices(rng, n, (K, seeds, N), xp)
-        noise = rng.standard_normal(size=(K, seeds, N, d)) * sigma
+        noise = rng.standard_normal(size=(K, seeds, N, d))
+        noise *= sigma
         wl = xp.broadcast_to(w[:, None, :], (seeds, N, d))
         for k in range(K):
             rec = xp.reshape(xp.take(data_flat, xp.reshape(base + idx[k, ...], (-1,)), axis=0), (seeds, N, d))
             wl = wl - eta * (problem.sample_gradient(wl, rec, xp) + noise[k, ...])
         w = xp.sum(weights[..., None] * wl, axis=1)
-        norm = xp.sqrt(xp.sum(w * w, axis=-1))
-        projected = projected + xp.astype(norm > problem.radius, xp.float64)
-        w = project_ball(w, problem.radius, xp)
+        w, outside = project_ball(w, problem.radius, xp, outside=True)
+        projected = projected + outside
     if not bool(xp.all(xp.isfinite(w))):
         raise FloatingPointError("non-finite iterate in local SGD")
     settings = dict(N=N, n=n, K=K, R=R, M=M_h, sigma2=sigma2, eta=float(eta), seed=seed, backend=bk.name)
