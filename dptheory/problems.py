@@ -39,7 +39,7 @@ class Dynamics:
         self.lam = bk.asarray(problem.eigs)
 
     def suboptimality(self, theta):
-        return 0.5 * self.xp.sum(self.lam * theta * theta, axis=1)
+        return 0.5 * self.xp.vecdot(self.lam * theta, theta)
 
 
 class _MeanEstimationDynamics(Dynamics):
@@ -68,7 +68,7 @@ class _LinearRegressionDynamics(Dynamics):
     def gradient(self, theta, data, k):
         z, xi = data
         x = z[k, ...] * self.sqrt_lam
-        return x * (self.xp.sum(x * theta, axis=1) - xi[k, ...])[:, None], None
+        return x * (self.xp.vecdot(x, theta) - xi[k, ...])[:, None], None
 
 
 class _StronglyConvexDynamics(Dynamics):

@@ -27,6 +27,28 @@ def test_streamed_noise_equals_the_dense_product(n_taps, splits):
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.max(np.abs(ref)))
 
 
+@pytest.mark.parametrize("n_taps", [3, 16, 17, 300])
+@pytest.mark.parametrize("splits", [(700,), (1, 40, 659)])
+def test_passes_slabs_and_tiles_that_do_not_divide_the_block_equal_the_dense_product(n_taps, splits):
+    """120 columns: the direct sum runs in two passes of 546 steps; the FFT route in slabs of 32, 32, 32 and 24
+    columns and tiles of 32 steps; blocks shorter and longer than the filter, starting from zero history."""
+    rng = np.random.default_rng(n_taps)
+    taps = rng.standard_normal(n_taps)
+    w = rng.standard_normal((sum(splits), 10, 12))
+    stream = StreamingToeplitzNoise(taps, (10, 12), w, max_columns=32)
+    edges = np.cumsum((0,) + splits)
+    out = np.concatenate([stream(w[a:b]) for a, b in zip(edges[:-1], edges[1:])])
+    ref = dense_oracle(taps, w)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.max(np.abs(ref)))
+    np.testing.assert_array_equal(stream.history, w[-(n_taps - 1) :])
+
+
+def test_the_identity_filter_returns_its_input_and_a_scalar_one_scales_it():
+    w = np.random.default_rng(0).standard_normal((5, 2))
+    assert StreamingToeplitzNoise([1.0], (2,), w)(w) is w
+    np.testing.assert_array_equal(StreamingToeplitzNoise([2.0], (2,), w)(w), 2.0 * w)
+
+
 def test_memory_is_bounded_by_the_filter_length_not_the_horizon():
     stream = StreamingToeplitzNoise(np.ones(50), (4,), np.zeros(1))
     rng = np.random.default_rng(0)

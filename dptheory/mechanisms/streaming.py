@@ -1,19 +1,22 @@
 r"""Streaming correlated noise ``w̃_t = Σ_{τ<n} β_τ w_{t−τ}`` (seed 004, Alg. 1 and eq. 13).
 
 Blocks of fresh white noise go in, the matching block of correlated noise comes out; the last ``n − 1``
-inputs are carried between blocks, so the stream is exact over any horizon with memory
-``O((n + K)·chains·d)`` for blocks of ``K`` steps. Long filters use overlap-save FFT convolution
-(``O(log n)`` per step and coordinate when ``K ~ n``); short ones (≤ 16 taps, e.g. DP-SGD, anti-PGD) the
-direct finite-state sum. Written against the array namespace of its inputs (NumPy or CuPy).
-The dense product ``B·w`` is a test oracle only (``tests/test_streaming.py``).
+inputs are carried between blocks in one buffer updated in place, so the stream is exact over any horizon with
+memory ``O((n + K)·chains·d)`` for blocks of ``K`` steps. Long filters use overlap-save FFT convolution along
+time, one contiguous ``(columns, L)`` slab at a time, ``L ≈ n + K``: ``O((1 + n/K) log(n + K))`` per step and
+coordinate, so ``O(log n)`` when ``K ≳ n``; short ones (≤ 16 taps, e.g. DP-SGD, anti-PGD) the direct
+finite-state sum, ``O(n)``. Written against the array namespace of its inputs (NumPy, CuPy, array-api-strict);
+on NumPy the transforms are :mod:`scipy.fft`'s on every core. The dense product ``B·w`` is a test oracle only
+(``tests/test_streaming.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from array_api_compat import array_namespace
+from array_api_compat import array_namespace, is_numpy_namespace
 from scipy import fft as sfft
 
 from .._validation import check_int, check_real_array
@@ -21,62 +24,121 @@ from .._validation import check_int, check_real_array
 __all__ = ["StreamingToeplitzNoise", "BLTStream"]
 
 _DIRECT_TAPS = 16
+_FIR_ELEMENTS = 1 << 16  # steps × columns summed at once by the direct route (two 512 KiB buffers: in cache)
+_FFT_ELEMENTS = 1 << 19  # columns × L transformed at once by the FFT route (a 4 MiB slab)
+_SIMD_COLUMNS = 8  # the FFT slab's width is a multiple of this many columns (vectorised over)
+_TILE = 32  # steps per tile of the transposed copies between steps-major blocks and the column-major slab
 
 
 class StreamingToeplitzNoise:
-    """Causal FIR filter along axis 0 with its history carried between calls.
+    r"""Causal FIR filter along axis 0 with its history carried between calls (seed 004, Alg. 1, eq. 13).
+
+    A call with a block of ``K`` steps over ``C = prod(shape)`` columns costs, for ``n ≤ 16`` taps, ``n·K·C``
+    multiply-adds in cache-sized passes; for longer filters one real FFT and one inverse of length
+    ``L = next_fast_len(K + m − 1)`` per column, ``m = min(n, steps so far + K)`` (the stream starts from zero
+    inputs, so early blocks need only the taps reaching back to step 0), i.e. ``O((1 + n/K) log(n + K))`` per
+    step and column: size ``K ≳ n`` for ``O(log n)``. The transforms run along the contiguous last axis of a
+    column-major slab (at most ``2¹⁹`` floats) that holds each column's history and block, so the history is
+    kept column-major, ``(C, n − 1)``, and updated in place; only the block goes in and out transposed, in tiles.
+    Memory: the history, ``(n − 1)·C`` floats, the returned block, ``K·C``, and about three slabs, 12 MiB.
 
     Parameters
     ----------
     taps : 1-D NumPy array ``β_0, …, β_{n−1}``.
     shape : the shape of one step of noise, e.g. ``(chains, d)``.
     like : an array of the backend to allocate on (its namespace is used throughout).
-    max_columns : columns transformed at once by the FFT route, bounding its working memory.
+    max_columns : at most this many columns are transformed at once by the FFT route.
     """
 
     def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 512):
-        self.xp = array_namespace(like)
+        xp = self.xp = array_namespace(like)
         self.taps_host = check_real_array("taps", taps)
         self.n = self.taps_host.size
         self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
         self.columns = int(math.prod(shape))
         self.max_columns = check_int("max_columns", max_columns, 1)
-        self.history = self.xp.zeros((self.n - 1, *self.shape), dtype=self.xp.float64)
-        self._taps = self.xp.asarray(self.taps_host)
-        self._spectra: dict[int, object] = {}
+        self._past = xp.zeros((self.columns, self.n - 1), dtype=xp.float64)  # per column its last n − 1 inputs, oldest first
+        self._seen = 0  # inputs so far, up to n − 1: older entries of _past are still zero
+        self._beta = [float(b) for b in self.taps_host]
+        self._taps = xp.asarray(self.taps_host)
+        cores = dict(workers=-1) if is_numpy_namespace(xp) else {}  # scipy.fft on every core; else the namespace's
+        fft = sfft if cores else xp.fft
+        self._rfft = functools.partial(fft.rfft, axis=-1, **cores)
+        self._irfft = functools.partial(fft.irfft, axis=-1, **cores)
+        self._spectra: dict[tuple[int, int], object] = {}
 
-    def _spectrum(self, L: int):
-        if L not in self._spectra:
-            self._spectra[L] = self.xp.fft.rfft(self._taps, n=L)[:, None]
-        return self._spectra[L]
+    @property
+    def history(self):
+        """The last ``n − 1`` inputs, oldest first, shape ``(n − 1, *shape)`` (zeros before the first step)."""
+        return self.xp.reshape(self._past.T, (self.n - 1, *self.shape))
 
     def __call__(self, w):
-        """Correlated noise for the block ``w`` of shape ``(K, *shape)``."""
+        """Correlated noise for the block ``w`` of shape ``(K, *shape)`` (``w`` itself when ``β = (1)``)."""
         if tuple(w.shape[1:]) != self.shape:
             raise ValueError(f"w must have shape (K, *{self.shape}), got {tuple(w.shape)}")
-        xp, n = self.xp, self.n
         K = w.shape[0]
-        if n == 1:
-            return self._taps[0] * w
-        x = xp.concat([self.history, w], axis=0)  # (n − 1 + K, *shape)
-        if n <= _DIRECT_TAPS:
-            out = self._taps[0] * x[n - 1 :, ...]
-            for k in range(1, n):
-                out = out + self._taps[k] * x[n - 1 - k : n - 1 - k + K, ...]
-        else:
-            rows = n - 1 + K
-            L = sfft.next_fast_len(rows, real=True)
-            flat = xp.reshape(x, (rows, self.columns))
-            spec = self._spectrum(L)
-            parts = [
-                xp.fft.irfft(xp.fft.rfft(flat[:, c : min(c + self.max_columns, self.columns)], n=L, axis=0) * spec, n=L,
-                             axis=0)[n - 1 : rows, :]
-                for c in range(0, self.columns, self.max_columns)
-            ]
-            out = xp.reshape(xp.concat(parts, axis=1) if len(parts) > 1 else parts[0], (K, *self.shape))
-        self.history = x[K:, ...]
+        if self.n == 1 or K == 0:
+            return w if self._beta[0] == 1.0 else self._beta[0] * w
+        flat = self.xp.reshape(w, (K, self.columns))
+        out = self._direct(flat) if self.n <= _DIRECT_TAPS else self._overlap_save(flat)
+        self._seen = min(self._seen + K, self.n - 1)
+        return self.xp.reshape(out, (K, *self.shape))
+
+    def _direct(self, w):
+        """``out_t = Σ_τ β_τ w_{t−τ}`` in passes of a few steps, accumulated in place (no block-sized temporaries)."""
+        xp, n, (K, C) = self.xp, self.n, w.shape
+        head = min(K, n - 1)  # the first outputs reach into the history
+        x = xp.concat([self._past.T, w[:head, :]], axis=0)
+        out = xp.empty((K, C), dtype=xp.float64)
+        rows = max(1, _FIR_ELEMENTS // C)
+        term = xp.empty((rows, C), dtype=xp.float64)
+        for src, lo, hi, shift in ((x, 0, head, n - 1), (w, head, K, 0)):
+            for a in range(lo, hi, rows):
+                b = min(a + rows, hi)
+                acc, tmp = out[a:b, :], term[: b - a, :]
+                acc[...] = src[a + shift : b + shift, :]
+                acc *= self._beta[0]
+                for k in range(1, n):
+                    tmp[...] = src[a + shift - k : b + shift - k, :]
+                    tmp *= self._beta[k]
+                    acc += tmp
+        self._past[...] = (w[K - n + 1 :, :] if K >= n - 1 else x[K:, :]).T
         return out
 
+    def _spectrum(self, m: int, L: int):
+        if (m, L) not in self._spectra:
+            self._spectra[(m, L)] = self._rfft(self._taps[:m], n=L)[None, :]
+        return self._spectra[(m, L)]
+
+    def _overlap_save(self, w):
+        """Per slab of columns: ``[history, block, 0]`` along each row of a contiguous ``(columns, L)`` buffer,
+        circular convolution by FFT along the rows, the last ``K`` valid outputs copied out; the slab's new history
+        is written from the same buffer, so the history is never concatenated with ``w``."""
+        xp, n, (K, C) = self.xp, self.n, w.shape
+        h = self._seen  # history entries that can be nonzero
+        m = min(n, h + K)  # taps that reach back to step 0
+        keep = min(n - 1, h + K)  # entries of the new history that can be nonzero
+        L = sfft.next_fast_len(K + m - 1, real=True)
+        spectrum = self._spectrum(m, L)
+        width = min(self.max_columns, C, max(1, _FFT_ELEMENTS // L // _SIMD_COLUMNS) * _SIMD_COLUMNS)
+        slab = xp.zeros((width, L), dtype=xp.float64)
+        out = xp.empty((K, C), dtype=xp.float64)
+        for c in range(0, C, width):
+            e = min(c + width, C)
+            x = slab[: e - c, :]
+            if h:
+                x[:, :h] = self._past[c:e, n - 1 - h :]
+            for a in range(0, K, _TILE):
+                b = min(a + _TILE, K)
+                x[:, h + a : h + b] = w[a:b, c:e].T
+            self._past[c:e, n - 1 - keep :] = x[:, h + K - keep : h + K]
+            spec = self._rfft(x, n=L)
+            spec *= spectrum
+            y = self._irfft(spec, n=L)
+            for a in range(0, K, _TILE):
+                b = min(a + _TILE, K)
+                out[a:b, c:e] = y[:, h + a : h + b].T
+        return out
 
 class BLTStream:
     r"""Multiply a stream by a BLT with ``d`` buffers (seed 003 Alg. 2 and 3), along axis 0, state carried.
