@@ -105,6 +105,17 @@ def test_dense_row_energies_equal_the_dense_product():
     np.testing.assert_allclose(TOY.row_energies([0.3, 1.0], n)[1], np.sum(TOY.decoder_matrix(n) ** 2, axis=1), rtol=1e-12)
 
 
+def test_dense_final_row_energy_is_the_last_row_of_the_dense_product():
+    """The one-matrix-product route for the last row against ``F_q N`` formed whole, q = 0 and q = ±1 included."""
+    n, qs = 7, np.array([-1.0, -0.6, 0.0, 0.8, 1.0])
+    oracle = []
+    for q in qs:
+        F = np.tril(q ** np.subtract.outer(np.arange(n), np.arange(n)).clip(0))
+        oracle.append(np.sum((F @ np.linalg.inv(TOY_C))[-1] ** 2))
+    np.testing.assert_allclose(TOY.final_row_energy(qs, n), oracle, rtol=1e-12)
+    assert TOY.final_row_energy(0.8, n) == pytest.approx(oracle[3], rel=1e-12)
+
+
 def test_dense_noise_stream_is_the_noising_matrix_applied_to_white_noise():
     rng = np.random.default_rng(0)
     w = rng.standard_normal((7, 3, 2))

@@ -297,9 +297,19 @@ class Mechanism(abc.ABC):
         r"""``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies` (a float for scalar ``q``, an array for 1-D ``q``):
         the DP variance of the last iterate after ``n`` steps along a direction with contraction ``q`` (seed 004
         eq. 13; :func:`dptheory.F_inf` at ``horizon=n``). Subclasses with a structured route for the last row alone
-        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``)."""
-        out = self.row_energies(q, n)
-        return float(out[-1]) if out.ndim == 1 else out[:, -1]
+        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``).
+
+        A subclass with a structured :meth:`row_energies` (Toeplitz, BLT, banded) gets the last of those. Otherwise
+        the dense route: the last row is ``Σ_s q^{n−1−s} N_s``, one product of the powers ``(q^{n−1−s})_s`` with
+        ``N`` for every ``q`` at once (``O(len(q)·n²)`` in one matrix product, not a recursion over all rows per ``q``)."""
+        if type(self).row_energies is not Mechanism.row_energies:
+            out = self.row_energies(q, n)
+            return float(out[-1]) if out.ndim == 1 else out[:, -1]
+        qs, scalar = _check_q(q)
+        n = check_int("n", n, 1)
+        powers = qs[:, None] ** np.arange(n - 1, -1, -1, dtype=float)  # 0⁰ = 1: q = 0 keeps the last row of N
+        out = np.sum((powers @ self.noising_matrix(n)) ** 2, axis=1)
+        return float(out[0]) if scalar else out
 
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
         """A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z`` over the next ``K``
