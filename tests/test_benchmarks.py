@@ -34,7 +34,8 @@ def test_bench_F_inf_nu_ftrl_by_quadrature_baseline(benchmark):
 
 
 @pytest.mark.benchmark(group="F_inf custom beta n=1e4, mean estimation")
-def test_bench_F_inf_custom_beta_time_domain(benchmark):
+def test_bench_F_inf_custom_beta_mean_estimation(benchmark):
+    """γ∞ by one certified FFT (inverse_energy_by_trapezoid), the pole integral by the geometric-filter sum."""
     problem = dpt.MeanEstimation(0.05)
     exact = benchmark(lambda: dpt.F_inf(LONG_BETA, problem, rho=1.0))
     assert exact == pytest.approx(dpt.F_inf(LONG_BETA, problem, rho=1.0, method="frequency"), rel=1e-8)

@@ -3,7 +3,7 @@ r"""Frequency- and time-domain numerics shared by every Toeplitz mechanism (seed
 Conventions: the DTFT is ``B(ω) = Σ_t β_t e^{−iωt}`` (errata 004 §10.2: only ``|B(ω)|²`` is ever used, so
 the sign of ω is immaterial), and a mean over ω means ``(1/2π)∫_{−π}^{π} · dω``.
 
-Three primitives:
+The primitives:
 
 * :func:`periodic_mean` — the trapezoid rule on a uniform grid, doubled until it has converged. For a
   periodic analytic integrand its error decays geometrically in the grid size (it equals the aliasing
@@ -13,6 +13,9 @@ Three primitives:
   ``O(n log len(β))``, otherwise, checked a posteriori (:func:`series_inverse_error_bound`).
 * :func:`geometric_filter_energy` — the time-domain form of the pole integral (Lemma C.4 / F.12),
   ``(1/2π)∫|B(ω)|²/|1 − q e^{iω}|² dω = Σ_k y_k²`` with ``y = β * (1, q, q², …)``.
+* :func:`inverse_energy_by_trapezoid` / :func:`inverse_decay_bound` — ``γ∞²`` of a finite ``β`` by one FFT whose
+  size a certified aliasing bound fixes, and Cauchy's bound ``|c_t| ≤ K R^{−t}`` on the inverse coefficients,
+  both from a zero-free annulus ``|z| ≤ R`` certified on the unit-circle grid.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ __all__ = [
     "clustered_even_mean",
     "pole_modulus_sq",
     "inverse_energy_by_step_down",
+    "inverse_energy_by_trapezoid",
+    "inverse_decay_bound",
 ]
 
 _MAX_GRID = 1 << 24
@@ -238,6 +243,130 @@ def inverse_energy_by_step_down(beta, *, max_taps: int = 1024) -> float:
         dps *= 2
 
 
+_TRAPEZOID_ALIAS_RTOL = 1e-13  # aliasing error the trapezoid route allows, relative to c_0² ≤ γ∞²
+_TRAPEZOID_RTOL = 1e-12  # total relative error (aliasing + rounding) it must certify, else RuntimeError
+_RADIUS_FRACTIONS = np.geomspace(0.95, 1e-3, 24)  # trial radii of the annulus (see _zero_free_annulus)
+
+
+def _zero_free_annulus(beta: np.ndarray, rtol: float) -> tuple[float, float, float, np.ndarray, float]:
+    r"""A radius ``R > 1`` with ``B(z) = Σ_t β_t z^t`` zero-free on ``|z| ≤ R``, and lower bounds on ``|B|`` there.
+
+    Returns ``(R, low_out, low_in, X, delta)``: ``low_out ≤ min_{|z|=R}|B|``,
+    ``low_in ≤ min_{|z|=1/R}|B|``, the half-circle grid ``X = rfft(β, M)`` it was certified on and the bound
+    ``delta = 4u·log₂M·Σ|β_t|`` on the rounding of its entries (the floor :func:`is_minimum_phase` uses). Steps:
+
+    1. the unit circle: with ``L₁ = Σ_t t|β_t| ≥ sup|B'|``, every point lies within ``π/M`` of a grid point, so
+       ``m = min_k|X_k| − delta − πL₁/M``; the grid is refined until ``min_k|X_k| − delta > 2πL₁/M``, which keeps
+       ``B`` inside the disc ``|w − B(ω_k)| < |B(ω_k)|`` on each arc: no zero on the circle, every phase step
+       below π/2, and the argument principle counts the zeros in the disc exactly (``ValueError`` if any);
+    2. radially: ``|B(se^{iθ}) − B(e^{iθ})| = |Σ_t β_t(s^t − 1)e^{itθ}| ≤ Σ_t |β_t||s^t − 1|``, increasing in ``|log s|``,
+       so ``|B| ≥ low_out = m − Σ_t|β_t|(R^t − 1) > 0`` on ``1 ≤ |z| ≤ R`` (no zero there either) and
+       ``|B| ≥ low_in = m − Σ_t|β_t|(1 − R^{−t})`` on ``1/R ≤ |z| ≤ 1``. ``R = 1 + f·min(m/L₁, 1)`` (``low_out > 0``
+       needs ``R − 1 < m/L₁``) is taken among trial fractions ``f`` to minimise ``log(β_0²/(rtol·low_out·low_in))/log R``,
+       the length after which ``R^{−t}/(low_out·low_in)`` is below ``rtol·c_0²``.
+
+    Raises :class:`RuntimeError` where ``|B|`` is within rounding of zero on the grid or the arcs need more than
+    2²⁴ points (``min|B| < 2πL₁/2²⁴ ≈ 4e-7·L₁`` on the circle: a zero close to it).
+    """
+    abs_beta = np.abs(beta)
+    total = float(np.sum(abs_beta))
+    t = np.arange(beta.size)
+    L1 = float(np.dot(t, abs_beta))
+    M = _next_pow2(max(8 * beta.size, 4096))
+    while True:
+        X = sfft.rfft(beta, M)  # B(e^{−iω_k}), ω_k = 2πk/M, k ≤ M/2: the whole circle for real β (conjugate half)
+        delta = 4 * UNIT_ROUNDOFF * math.log2(M) * total
+        low = float(np.min(np.abs(X))) - delta
+        if low > 2 * math.pi * L1 / M:
+            break
+        if low <= 0.0 or 2 * math.pi * L1 / low > _MAX_GRID:
+            raise RuntimeError("B(z) is too close to zero on the unit circle to certify a zero-free annulus")
+        M = _next_pow2(2 * math.pi * L1 / low + 1)
+    winding = float(np.sum(np.angle(X[1:] * np.conj(X[:-1])))) / math.pi  # the half circle: P(±1) are real
+    if abs(winding) > 0.5:
+        raise ValueError("beta is not minimum phase: B(z) has a zero in the unit disk (argument principle)")
+    m = float(low - math.pi * L1 / M)
+    log_b0 = math.log(abs(float(beta[0])))
+    if L1 == 0.0:  # a single tap: B is constant, zero-free everywhere
+        return math.inf, m, m, X, delta
+    best, fractions = None, _RADIUS_FRACTIONS
+    scale = 1.0 if m >= L1 else m / L1  # R ≤ 2 leaves under 50 points of aliasing; m/L₁ overflows for tiny taps
+    while best is None:  # as f → 0, Σ|β_t|(R^t − 1) → 0 and low_out → m > 0: some f qualifies
+        for a in fractions * scale:
+            R = 1.0 + float(a)
+            if R == 1.0:
+                raise RuntimeError("the zero-free annulus of B(z) is thinner than the rounding of 1 + (R - 1)")
+            with np.errstate(over="ignore", invalid="ignore"):
+                low_out = m - float(np.dot(abs_beta, np.expm1(t * math.log(R))))
+            low_in = m + float(np.dot(abs_beta, np.expm1(-t * math.log(R))))
+            if low_out > 0.0:
+                length = (2.0 * log_b0 - math.log(rtol) - math.log(low_out) - math.log(low_in)) / math.log(R)
+                if best is None or length < best[0]:
+                    best = (length, R, low_out, low_in)
+        fractions = fractions * _RADIUS_FRACTIONS[-1]
+    _, R, low_out, low_in = best
+    return R, low_out, low_in, X, delta
+
+
+def inverse_decay_bound(beta) -> tuple[float, float]:
+    r"""``(R, K)`` with ``R > 1`` and ``|c_t| ≤ K R^{−t}`` for every coefficient ``c_t`` of ``1/B(z)``, the first
+    column of ``B⁻¹`` (seed 004, App. A), for a finite minimum-phase ``β``.
+
+    ``1/B`` is analytic on the zero-free disc ``|z| ≤ R`` certified by :func:`_zero_free_annulus`, so Cauchy's
+    estimate gives ``|c_t| ≤ R^{−t} max_{|z|=R} 1/|B| ≤ R^{−t}/low_out``. Hence the tail of ``γ∞² = Σ_t c_t²``
+    (eq. 5, Property C.1) past ``n`` is at most ``K² R^{−2n}/(1 − R^{−2})`` and ``γ_n = γ∞`` in double precision
+    once that is below ``1e-17·c_0²``. ``R = inf`` for a single tap. Raises ``ValueError`` if ``β`` is not minimum
+    phase, :class:`RuntimeError` where no annulus can be certified (a zero within rounding of the circle).
+    """
+    beta = _check_leading_tap(check_real_array("beta", beta))
+    R, low_out, _, _, _ = _zero_free_annulus(beta, _TRAPEZOID_ALIAS_RTOL)
+    return R, 1.0 / float(low_out)
+
+
+def inverse_energy_by_trapezoid(beta) -> float:
+    r"""``γ∞² = (1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` (eq. 5, 26; Property C.1) for a finite minimum-phase ``β``, by
+    one FFT, with a certified relative error ≤ 1e-12.
+
+    The ``M``-point trapezoid rule returns ``Σ_j r_{jM}``, ``r_l`` the Fourier coefficients of ``1/|B|²``. On the
+    annulus ``1/R ≤ |z| ≤ R`` of :func:`_zero_free_annulus` that function continues to ``1/(B(z)B(1/z))``,
+    analytic and bounded by ``K = 1/(low_out·low_in)``, so ``|r_l| ≤ K R^{−|l|}`` and the aliasing error is at most
+    ``2K/(R^M − 1)`` (the exponential convergence of the periodic trapezoid rule, Trefethen & Weideman 2014, Thm 3.2).
+    ``M`` is the smallest even FFT size (at least the certificate's grid, ``≥ 8·len(β)``) that puts this below
+    ``1e-13·c_0² ≤ 1e-13·γ∞²``, about ``32/log R`` points. Rounding adds at most the weighted mean of
+    ``(|X_k|/(|X_k| − δ))² − 1`` (entries of the FFT within ``δ = 4u·log₂M·Σ|β_t|`` of ``B(ω_k)``) and
+    ``(4 + log₂M)u`` (the reciprocals and a pairwise sum).
+
+    Raises ``ValueError`` if ``β`` is not minimum phase (argument principle) and :class:`RuntimeError` where the
+    certificate would exceed 1e-12 or need more than 2²⁴ points (a zero close to the unit circle: the time-domain
+    sum or :func:`inverse_energy_by_step_down` serve there).
+    """
+    beta = _check_leading_tap(check_real_array("beta", beta))
+    R, low_out, low_in, X, delta = _zero_free_annulus(beta, _TRAPEZOID_ALIAS_RTOL)
+    M = 2 * (X.size - 1)
+    if math.isfinite(R):
+        # R^M − 1 ≥ x = 2K/(rtol·c_0²) = 2β_0²/(rtol·low_out·low_in), in logarithms (β may be tiny or huge)
+        log_x = (math.log(2.0 / _TRAPEZOID_ALIAS_RTOL) + 2.0 * math.log(abs(float(beta[0])))
+                 - math.log(low_out) - math.log(low_in))
+        needed = (log_x + math.log1p(math.exp(-log_x))) / math.log(R)
+        if needed > _MAX_GRID:
+            raise RuntimeError(f"the trapezoid rule for 1/|B|^2 would need {needed:.3g} points to certify its aliasing error")
+        if needed > M:
+            M = 2 * sfft.next_fast_len(math.ceil(needed / 2), real=True)
+            X = sfft.rfft(beta, M)
+            delta = 4 * UNIT_ROUNDOFF * math.log2(M) * float(np.sum(np.abs(beta)))
+    absX = np.abs(X)
+    if float(np.min(absX)) <= 2.0 * delta:
+        raise RuntimeError("|B| is within the FFT's rounding of zero on the trapezoid grid")
+    inv = 1.0 / (absX * absX)
+    total = 2.0 * float(np.sum(inv)) - float(inv[0]) - float(inv[-1])  # the conjugate half of the circle counts twice
+    # |B(ω_k)| ≥ |X_k| − δ, so the term 1/|X_k|² is off by at most (|X_k|/(|X_k| − δ))² − 1 ≤ 3δ/(|X_k| − δ) of
+    # itself (as |X_k| ≥ 2δ); the sum by at most 3δ·Σ_k 1/(|X_k|²(|X_k| − δ)) (each k counted twice: an upper bound)
+    rounding = 6.0 * delta * float(np.sum(inv / (absX - delta))) / total + (4.0 + math.log2(M)) * UNIT_ROUNDOFF
+    if _TRAPEZOID_ALIAS_RTOL + rounding > _TRAPEZOID_RTOL:
+        raise RuntimeError(f"the FFT's rounding near the minimum of |B| ({rounding:.2g} relative) exceeds {_TRAPEZOID_RTOL:g}")
+    return total / M
+
+
 def pole_modulus_sq(gap, omega):
     r"""``|1 − q e^{iω}|² = g² + 4q sin²(ω/2)`` with ``q = 1 − g``, formed from the gap ``g = 1 − q = ηλ``.
 
@@ -336,18 +465,20 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
 
 
 def _winding_number_is_zero(head: np.ndarray) -> bool:
-    """The argument principle on the unit circle (see :func:`is_minimum_phase`)."""
+    """The argument principle on the unit circle (see :func:`is_minimum_phase`). ``β`` is real, so ``P(e^{−iω})`` is
+    the conjugate of ``P(e^{iω})``: the half circle ``0 ≤ ω ≤ π`` (one ``rfft``) carries every modulus and phase step,
+    and the winding number is its phase change over π (``P(±1)`` are real)."""
     M = _next_pow2(16 * head.size)
     floor = 4 * UNIT_ROUNDOFF * float(np.sum(np.abs(head)))
     while True:
-        P = sfft.ifft(head, M) * M  # P(e^{+iω_k}), ω_k = 2πk/M
+        P = sfft.rfft(head, M)  # P(e^{−iω_k}), ω_k = 2πk/M, k ≤ M/2
         if np.min(np.abs(P)) <= floor * math.log2(M):
             return False
-        steps = np.angle(np.roll(P, -1) / P)
+        steps = np.angle(P[1:] * np.conj(P[:-1]))
         if np.max(np.abs(steps)) < np.pi / 4 or M >= _MAX_GRID:
             break
         M *= 2
-    return int(round(np.sum(steps) / (2.0 * np.pi))) == 0
+    return int(round(np.sum(steps) / np.pi)) == 0
 
 
 def _min_modulus_on_circle(beta: np.ndarray) -> float:

@@ -37,7 +37,9 @@ from .spectral import (
     UNIT_ROUNDOFF,
     _pole_modulus_sq,
     geometric_filter_energy,
+    inverse_decay_bound,
     inverse_energy_by_step_down,
+    inverse_energy_by_trapezoid,
     is_minimum_phase,
     periodic_mean,
     series_inverse,
@@ -120,7 +122,9 @@ class ToeplitzMechanism(Mechanism):
 
     Subclasses supply :meth:`noising_coeffs`, :meth:`strategy_coeffs`, :meth:`dtft`, :meth:`is_minimum_phase`,
     :meth:`_support` (how many coefficients carry all but ``_TAIL_RTOL`` of the energy) and :meth:`cache_key`;
-    they may add closed forms by overriding :meth:`_gamma_inf_sq_closed_form` / :meth:`_energy_closed_form`.
+    they may add closed forms by overriding :meth:`_gamma_inf_sq_closed_form` / :meth:`_energy_closed_form`, a
+    certified quadrature of ``γ∞²`` (:meth:`_gamma_inf_sq_certified`) and a decay bound on the inverse
+    coefficients (:meth:`_inverse_decay`).
     """
 
     stationary = True
@@ -149,6 +153,15 @@ class ToeplitzMechanism(Mechanism):
     def _gamma_inf_sq_closed_form(self) -> float | None:
         return None
 
+    def _gamma_inf_sq_certified(self) -> float | None:
+        """``γ∞²`` by a quadrature with a certified error ≤ 1e-12 relative, taken by ``"auto"`` after the closed form;
+        ``None`` where none applies."""
+        return None
+
+    def _inverse_decay(self) -> tuple[float, float] | None:
+        """``(R, K)`` with ``|c_t| ≤ K R^{−t}`` for every inverse coefficient, or ``None`` where none is certified."""
+        return None
+
     def _energy_closed_form(self, q: np.ndarray) -> np.ndarray | None:
         return None
 
@@ -172,7 +185,9 @@ class ToeplitzMechanism(Mechanism):
         its first column, so the maximum is column 0, ``γ_n = ‖c_{0:n}‖₂``, non-decreasing in ``n``, in
         ``O(n log n)`` or better (:func:`~dptheory.mechanisms.spectral.series_inverse`); ``n = None`` gives
         :meth:`limiting_sensitivity` by the route ``method``. ``inf`` when the coefficients overflow double precision
-        (non-minimum-phase ``β``, e.g. ``(1, −2)`` has ``γ_n² = (4^n − 1)/3``).
+        (non-minimum-phase ``β``, e.g. ``(1, −2)`` has ``γ_n² = (4^n − 1)/3``). Where a decay bound ``|c_t| ≤ K R^{−t}``
+        is certified (:meth:`_inverse_decay`, finite ``β``) and puts ``Σ_{t≥n} c_t² ≤ K²R^{−2n}/(1 − R^{−2})`` below
+        1e-17 of ``c_0² ≤ γ_n²``, ``γ_n = γ∞`` in double precision and :meth:`limiting_sensitivity` is returned.
 
         ``k`` participations ``b`` apart: when ``c`` is non-negative and non-increasing the worst pattern is
         ``π* = (0, b, …, (k'−1)b)`` and ``sens = ‖C u(π*)‖₂`` in ``O(k n)`` (seed 003 Thm 3.1, eq. 7, after Kalinin
@@ -188,6 +203,8 @@ class ToeplitzMechanism(Mechanism):
             n = self._inverse_support() + (participation.max_participations - 1) * participation.min_sep
         n = _check_horizon(n)
         if participation.participations(n) == 1 and n > 16 * 1024 and self.is_minimum_phase():
+            if self._tail_below_rounding(n):
+                return self.limiting_sensitivity()
             # past the inverse's support the rest of ‖c_{0:n}‖² is < 1e-17 of it, below double rounding. The search
             # tries two lengths from its start s (3s of work, below n/5 when n > 16s), else c_{0:n} directly.
             start = self._inverse_search_start()
@@ -205,6 +222,16 @@ class ToeplitzMechanism(Mechanism):
                 v[start:] += c[: n - start]
             return _norm(v)
         return dense_sensitivity(self.strategy_matrix(n), participation)
+
+    def _tail_below_rounding(self, n: int) -> bool:
+        """Whether the certified decay bound puts ``Σ_{t≥n} c_t²`` below ``_TAIL_RTOL·c_0²`` (see :meth:`sensitivity`)."""
+        decay = self._inverse_decay()
+        if decay is None:
+            return False
+        R, K = decay
+        log_R = math.log(R)
+        log_tail = 2.0 * math.log(K) - 2.0 * n * log_R - math.log(-math.expm1(-2.0 * log_R))
+        return log_tail <= math.log(_TAIL_RTOL) + 2.0 * math.log(abs(self.strategy_coeffs(1)[0]))
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
         if participation.participations(n) > 1 and _theorem_3_1_applies(self.strategy_coeffs(_check_horizon(n))):
@@ -242,7 +269,9 @@ class ToeplitzMechanism(Mechanism):
         trapezoid of ``1/|B|²``, stopped at ``max(1e-13, 4u·err_B/min|B|)`` relative — the rounding floor of
         evaluating ``|B|`` near a zero close to the circle, :meth:`_dtft_abs_error`; where the grid cannot
         resolve the integrand within 2²⁴ points it warns and falls back to the closed form or the time route).
-        ``"auto"`` takes the closed form if any, else the time route.
+        ``"auto"`` takes the closed form if any, else a certified quadrature if any (finite ``β``:
+        :func:`~dptheory.mechanisms.spectral.inverse_energy_by_trapezoid`, relative error ≤ 1e-12, one FFT), else the
+        time route.
         """
         return math.sqrt(self._gamma_inf_sq(_check_method(method)))
 
@@ -261,6 +290,10 @@ class ToeplitzMechanism(Mechanism):
                 return value
             if method == "closed_form":
                 raise ValueError(f"{self.name} has no closed form for the limiting sensitivity")
+        if method == "auto":
+            value = self._gamma_inf_sq_certified()
+            if value is not None:
+                return value
         if method == "frequency":
             try:
                 return self._gamma_inf_sq_frequency()
@@ -412,12 +445,30 @@ class FiniteToeplitz(ToeplitzMechanism):
         return np.abs(self.dtft(omega)) ** 2
 
     def is_minimum_phase(self) -> bool:
+        """A certified decay bound (:meth:`_inverse_decay`, one FFT) settles it where it exists; elsewhere
+        :func:`~dptheory.mechanisms.spectral.is_minimum_phase` (roots or the argument principle) decides."""
         if self._min_phase is None:
-            self._min_phase = is_minimum_phase(self.beta)
+            self._min_phase = self._inverse_decay() is not None or is_minimum_phase(self.beta)
         return self._min_phase
 
     def _support(self) -> int:
         return self.beta.size
+
+    def _gamma_inf_sq_certified(self) -> float | None:
+        try:
+            return inverse_energy_by_trapezoid(self.beta)
+        except RuntimeError:  # a zero close to the circle: the time route or the step-down recursion
+            return None
+
+    def _inverse_decay(self) -> tuple[float, float] | None:
+        """:func:`~dptheory.mechanisms.spectral.inverse_decay_bound`; ``None`` where its annulus cannot be certified
+        (a zero close to the circle) or ``β`` is not minimum phase (its argument principle found a zero in the disk)."""
+        if "_decay" not in self.__dict__:  # β is immutable
+            try:
+                self.__dict__["_decay"] = inverse_decay_bound(self.beta)
+            except (RuntimeError, ValueError):
+                self.__dict__["_decay"] = None
+        return self.__dict__["_decay"]
 
     def _gamma_inf_sq_slow_decay(self) -> float | None:
         return inverse_energy_by_step_down(self.beta) if self.beta.size <= _STEP_DOWN_TAPS else None
