@@ -231,7 +231,7 @@ class ToeplitzMechanism(Mechanism):
         R, K = decay
         log_R = math.log(R)
         log_tail = 2.0 * math.log(K) - 2.0 * n * log_R - math.log(-math.expm1(-2.0 * log_R))
-        return log_tail <= math.log(_TAIL_RTOL) + 2.0 * math.log(abs(self.strategy_coeffs(1)[0]))
+        return log_tail <= math.log(_TAIL_RTOL) - 2.0 * math.log(abs(self.noising_coeffs(1)[0]))  # c_0 = 1/β_0
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
         if participation.participations(n) > 1 and _theorem_3_1_applies(self.strategy_coeffs(_check_horizon(n))):
