@@ -38,6 +38,7 @@ def test_bench_F_inf_custom_beta_mean_estimation(benchmark):
     """γ∞ by one certified FFT (inverse_energy_by_trapezoid), the pole integral by the geometric-filter sum."""
     problem = dpt.MeanEstimation(0.05)
     exact = benchmark(lambda: dpt.F_inf(LONG_BETA, problem, rho=1.0))
+    benchmark.extra_info.update(goal="< 50 ms", limit="the certified FFT of γ∞ and the minimum-phase test")
     assert exact == pytest.approx(dpt.F_inf(LONG_BETA, problem, rho=1.0, method="frequency"), rel=1e-8)
 
 
@@ -45,6 +46,7 @@ def test_bench_F_inf_custom_beta_mean_estimation(benchmark):
 def test_bench_F_inf_custom_beta_linear_regression(benchmark):
     problem = dpt.LinearRegression(0.02, HARMONIC_128)
     exact = benchmark(lambda: dpt.F_inf(LONG_BETA, problem, rho=1.0))
+    benchmark.extra_info.update(goal="< 50 ms", limit="γ∞ by FFT + 128 pole integrals (lfilter)")
     assert exact == pytest.approx(dpt.F_inf(LONG_BETA, problem, rho=1.0, method="frequency"), rel=1e-8)
 
 
@@ -62,14 +64,19 @@ def test_bench_sensitivity_recurrence_baseline(benchmark):
     np.testing.assert_allclose(c, dpt.mechanisms.spectral.series_inverse(LONG_BETA, 20000), atol=1e-13)
 
 
+NU_PREFIX = dpt.nu_ftrl(1e-3).noising_coeffs(10_000)
+
+
 @pytest.mark.benchmark(group="sensitivity gamma_T at T=1e6")
-@pytest.mark.parametrize("beta", [dpt.toeplitz(LONG_BETA), dpt.nu_ftrl(1e-3), dpt.toeplitz([1.0, -0.6, 0.1]),
-                                  dpt.toeplitz(dpt.nu_ftrl(1e-3).noising_coeffs(10_000))],
+@pytest.mark.parametrize("make", [lambda: dpt.toeplitz(LONG_BETA), lambda: dpt.nu_ftrl(1e-3),
+                                  lambda: dpt.toeplitz([1.0, -0.6, 0.1]), lambda: dpt.toeplitz(NU_PREFIX)],
                          ids=["custom 1e4 taps", "nu_ftrl(1e-3)", "3 taps", "nu_ftrl(1e-3)[:1e4]"])
-def test_bench_sensitivity_T_1e6(benchmark, beta):
-    """The 10⁴-tap ν-FTRL prefix goes through the blocked route (len(β)·T = 1e10) and its certificate."""
-    gamma = benchmark(lambda: beta.sensitivity(10**6))
-    assert gamma <= beta.limiting_sensitivity() * (1 + 1e-12)
+def test_bench_sensitivity_T_1e6(benchmark, make):
+    """A fresh mechanism per call (a reused one would time its cached γ∞): a finite β's tail past T is certified
+    below 1e-17·c₀² by the Cauchy decay bound, so γ_T = γ∞ by one certified FFT; ν-FTRL by its closed form."""
+    gamma = benchmark(lambda: make().sensitivity(10**6))
+    benchmark.extra_info.update(goal="< 0.1 s", limit="finite β: one FFT of the certified grid; ν-FTRL: closed form")
+    assert gamma <= make().limiting_sensitivity() * (1 + 1e-12)
 
 
 @pytest.mark.benchmark(group="sensitivity gamma_T at T=1e6")
@@ -92,8 +99,12 @@ def _raw_draws(seeds, d, steps, block):
 
 
 @pytest.mark.benchmark(group="simulator throughput, linear regression d=128")
-@pytest.mark.parametrize("beta", [dpt.dpsgd(), dpt.toeplitz([1.0, -0.6, 0.1]), dpt.nu_ftrl(0.02 / 128)], ids=repr)
-def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta):
+@pytest.mark.parametrize("beta, limit", [
+    (dpt.dpsgd(), "RNG + per-step loop"),
+    (dpt.toeplitz([1.0, -0.6, 0.1]), "RNG + per-step loop"),
+    (dpt.nu_ftrl(0.02 / 128), "FFT: two 8192-point real transforms per column per 4096 steps, more work than the draws"),
+], ids=["dpsgd()", "toeplitz([1, -0.6, 0.1])", "nu_ftrl(0.02/128), 4096 taps"])
+def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, limit):
     """seed·step·dimension per second of `simulate`, as a ratio to drawing its Gaussians alone (same run)."""
     import time
 
@@ -114,6 +125,7 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta):
     sim_time = benchmark.stats.stats.min
     benchmark.extra_info["elements_per_s"] = seeds * steps * 128 / sim_time
     benchmark.extra_info["ratio_to_raw_rng"] = min(raw) / sim_time
+    benchmark.extra_info.update(goal="≥ 0.5", limit=limit)
     print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {min(raw) / sim_time:.2f}")
 
 
@@ -183,6 +195,7 @@ def test_bench_isrl_noisy_mbsgd_against_raw_random_numbers(benchmark):
     raw = _time_min(lambda: isrl.raw_random_numbers(seeds=S, N=N, n=n, d=d, K=K, R=R))
     sim = benchmark.stats.stats.min
     benchmark.extra_info["ratio_to_raw_rng"] = raw / sim
+    benchmark.extra_info.update(goal="≥ 0.5", limit="per-round record gather (memory latency) + per-round calls")
     print(f"\nnoisy MB-SGD: {S * N * R * K * d / sim / 1e6:.1f} M updates/s, ratio to raw RNG {raw / sim:.2f}")
 
 
@@ -199,6 +212,7 @@ def test_bench_proactive_mc_delta_against_raw_normals(benchmark):
     rng = np.random.default_rng(0)
     raw = _time_min(lambda: [(rng.standard_normal(size=(64, n)), rng.random(size=(64, n))) for _ in range(0, T, 64)])
     benchmark.extra_info["ratio_to_raw_rng"] = raw / benchmark.stats.stats.min
+    benchmark.extra_info.update(goal="≥ 0.5", limit="RNG + one exp per path and round")
     print(f"\nMC delta: {benchmark.stats.stats.min:.2f} s, ratio to raw normals and uniforms {raw / benchmark.stats.stats.min:.2f}")
 
 
