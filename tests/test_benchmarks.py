@@ -5,6 +5,7 @@ benchmark asserts only the accuracy of what it timed.
 """
 
 import math
+import timeit
 
 import numpy as np
 import pytest
@@ -106,8 +107,6 @@ def _raw_draws(seeds, d, steps, block):
 ], ids=["dpsgd()", "toeplitz([1, -0.6, 0.1])", "nu_ftrl(0.02/128), 4096 taps"])
 def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, limit):
     """seed·step·dimension per second of `simulate`, as a ratio to drawing its Gaussians alone (same run)."""
-    import time
-
     problem = dpt.LinearRegression(0.02, HARMONIC_128)
     seeds, steps = 64, 4096 if benchmark.enabled else 256  # in the plain test run: a smoke test only
     sim = benchmark.pedantic(
@@ -117,16 +116,12 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, 
     assert np.isfinite(sim.mean)
     if not benchmark.enabled:
         return
-    raw = []
-    for _ in range(3):
-        start = time.perf_counter()
-        _raw_draws(seeds, 128, steps, 1024)
-        raw.append(time.perf_counter() - start)
+    raw = _time_min(lambda: _raw_draws(seeds, 128, steps, 1024))
     sim_time = benchmark.stats.stats.min
     benchmark.extra_info["elements_per_s"] = seeds * steps * 128 / sim_time
-    benchmark.extra_info["ratio_to_raw_rng"] = min(raw) / sim_time
+    benchmark.extra_info["ratio_to_raw_rng"] = raw / sim_time
     benchmark.extra_info.update(goal="≥ 0.5", limit=limit)
-    print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {min(raw) / sim_time:.2f}")
+    print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {raw / sim_time:.2f}")
 
 
 @pytest.mark.benchmark(group="Thm 3.1 bound, default grid (600 points, tau_max 20)")
@@ -168,14 +163,7 @@ def test_bench_proactive_pld_calibration_baseline(benchmark):
 
 
 def _time_min(fn, rounds: int = 3) -> float:
-    import time
-
-    best = math.inf
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+    return min(timeit.repeat(fn, number=1, repeat=rounds))
 
 
 @pytest.mark.benchmark(group="seed 002: Noisy ISRL-DP MB-SGD, 32 seeds x 10 silos x K=16 x d=10, R=300")
