@@ -288,3 +288,33 @@ def test_calibrating_sigma_with_pld_recovers_the_target():
     sigma = calibrate_sigma(0.05, delta=1e-4, q=0.0026, T=1918)
     assert exact_epsilon(sigma, q=0.0026, T=1918, delta=1e-4).eps == pytest.approx(0.05, rel=1e-5)
     assert sigma < P.sigma_from_eps(0.05, 1e-4) / 3  # eq. (6) needs σ = 19.25 for the same (ε, δ) with T ≥ T_min
+
+
+# --- bad input names its parameter (issue 16's validation gaps) -------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(sigma=-1.0, q=0.01, T=100), "sigma must lie in (0, inf)"),
+    (dict(sigma=1.0, q=2.0, T=100), "q must lie in (0, 1]"),
+    (dict(sigma=1.0, q=0.01, T=0.0), "T must lie in (0, inf)"),
+])
+def test_mu_clt_refuses_a_negative_sigma_a_rate_above_one_and_no_steps(kwargs, message):
+    from dptheory.accounting.gdp import mu_clt
+
+    sigma = kwargs.pop("sigma")
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+        mu_clt(sigma, **kwargs)
+
+
+def test_lemma_b3_refuses_a_fractional_moment_order_instead_of_truncating_it():
+    with pytest.raises(ValueError, match="lam must be an integer"):
+        lemmaB3_bound(2.7, 26, 1e4, 19.3)
+    assert lemmaB3_bound(3.0, 26, 1e4, 19.3).values == lemmaB3_bound(3, 26, 1e4, 19.3).values
+
+
+def test_calibrate_sigma_names_its_parameters_where_the_clt_bracket_fails():
+    """q·T = 1e-8: the GDP-CLT guess is far from the PLD answer and Brent's bracket does not change sign."""
+    with pytest.raises(ValueError, match=r"calibrate_sigma: no sigma in .* q = 1e-09, T = 10"):
+        calibrate_sigma(1.0, delta=1e-5, q=1e-9, T=10)
+    with pytest.raises(ValueError, match="T must be an integer"):
+        calibrate_sigma(1.0, delta=1e-5, q=0.01, T=10.5)

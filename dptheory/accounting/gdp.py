@@ -55,7 +55,13 @@ def mu_clt(sigma, *, q, T, form: str = "uniform") -> float:
 
     ``"uniform"``: ``μ = q√T·√2·√(e^{σ⁻²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)`` (tf-privacy ``compute_mu_uniform``,
     what Tables 9–11 used). ``"poisson"``: ``μ = q√(T(e^{σ⁻²} − 1))``.
+
+    Raises ``ValueError`` naming the parameter for ``σ ≤ 0``, ``q ∉ (0, 1]`` or ``T ≤ 0`` (a real ``T`` is accepted:
+    the calculators of seed 001 evaluate the CLT at the real ``T_min`` of eq. (6)).
     """
+    sigma = check_in_interval("sigma", sigma, 0.0)
+    q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True, why="a sampling rate")
+    T = check_in_interval("T", T, 0.0)
     if form == "uniform":
         inner = math.exp(sigma**-2) * ndtr(1.5 / sigma) + 3.0 * ndtr(-0.5 / sigma) - 2.0
         return q * math.sqrt(T) * math.sqrt(2.0) * math.sqrt(inner)

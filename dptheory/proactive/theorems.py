@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
-from .._validation import check_in_interval, check_positive_array
+from .._validation import check_in_interval, check_int, check_positive_array
 from ..hypotheses import Condition, TheoremCheck
 from . import closed_form as cf
 
@@ -157,7 +157,7 @@ def log_mgf_exact(lam: int, q, sigma) -> float:
     ``log Σ_{j=0}^{λ+1} C(λ+1, j)(1 − q)^{λ+1−j} q^j e^{j(j−1)/(2σ²)}`` (Mironov, Talwar & Zhang 2019,
     the dominant ordering of the two neighbours); summed in log space.
     """
-    lam = int(check_in_interval("lam", lam, 0.0))
+    lam = check_int("lam", lam, 1, why="the moment order λ of Lemma B.3 is a positive integer")
     q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
     sigma = check_in_interval("sigma", sigma, 0.0)
     j = np.arange(lam + 2)
@@ -177,7 +177,7 @@ def lemmaB3_bound(lam: int, s, N, sigma, r0=None) -> TheoremCheck:
     inherited from Abadi et al.'s Lemma 3 (errata 001 §3.2). ``values["bound"]`` is the bound;
     ``values["exact"]`` is :func:`log_mgf_exact` at ``q = s/N``.
     """
-    lam = int(check_in_interval("lam", lam, 0.0))
+    lam = check_int("lam", lam, 1, why="the moment order λ of Lemma B.3 is a positive integer")
     N = check_in_interval("N", N, 0.0)
     s = check_in_interval("s", s, 0.0, N)
     sigma = check_in_interval("sigma", sigma, 0.0)
