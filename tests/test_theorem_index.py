@@ -21,7 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: cited results none of whose citing functions has a test, as the index prints them (see its "Gaps" section)
 KNOWN_GAPS = {
     "seed 001 eq. (7)",  # proactive.theorems.condition7 (tested only through thm31_check)
-    "seed 001 eq. (65)",  # mu_clt (tested only through exact_epsilon(accountant="clt"))
     "seed 002 Thm 2.1",  # isrl.registry.Rate's docstring cites it as an example of its `theorem` field
     "seed 002 Assumption 1.3",  # SCQuadratic.phi2
     "seed 002 eq. (29)",  # SCQuadratic.v2
