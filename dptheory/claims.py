@@ -1,7 +1,8 @@
 r"""Claims: one prediction tied to one measurement with a tolerance (the unit of ``make verify``).
 
 A :class:`Claim` records what a theorem predicts, what an independent route measured (with its interval
-where the route is statistical), the tolerance and why, and whether it passed. :func:`write_report` writes
+where the route is statistical), the tolerance and why, what kind of evidence it is (:data:`KINDS`) and
+whether it passed. :func:`write_report` writes
 ``claims.json`` and a readable ``REPORT.md``; every file is written atomically (temporary file + rename),
 so an interrupted run never leaves a half-written report or figure.
 """
@@ -15,7 +16,20 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["Claim", "atomic_write", "save_figure", "write_report", "load_claims"]
+__all__ = ["KINDS", "Claim", "atomic_write", "save_figure", "headline", "write_report", "load_claims"]
+
+#: What evidence a claim is, strongest first. The report counts each kind separately: only a cross-check can
+#: show that a formula is right; a reproduction shows it matches the paper; a regression value only catches a
+#: transcription error or a change in our own numbers.
+KINDS = {
+    "cross-check": "two independent routes agree: a second formula, quadrature, a dense-matrix oracle, mpmath, "
+                   "a peer library, or a simulation",
+    "paper": "reproduces a number printed in a paper (its table, figure or text)",
+    "regression": "matches a number recorded from our own derivation or a digest, computed from the same formula: "
+                  "it catches a transcription error or a changed number, nothing more",
+    "informational": "reported, never fails the run: a finding (e.g. where a paper is wrong), or a comparison "
+                     "whose settings the paper does not state",
+}
 
 
 @dataclass(frozen=True)
@@ -26,8 +40,8 @@ class Claim:
     * ``interval``: ``predicted ∈ interval`` (a statistical measurement's confidence interval);
     * ``bounds``: ``measured ∈ bounds`` (a theorem's lower and upper bound).
 
-    ``informational`` claims (e.g. a paper's empirical slope from unstated settings) are reported but do
-    not fail ``make verify``.
+    ``kind`` (required) is one of :data:`KINDS`. ``"informational"`` claims (e.g. a paper's empirical slope
+    from unstated settings) are reported but do not fail ``make verify``; one that does not hold is a finding.
     """
 
     id: str
@@ -40,12 +54,14 @@ class Claim:
     interval: tuple[float, float] | None = None
     bounds: tuple[float, float] | None = None
     tolerance_why: str = ""
-    informational: bool = False
+    kind: str = ""
     #: the verify script that wrote the claim (set by ``python -m verify``; lets ``--only`` replace one script's claims)
     script: str = ""
     passed: bool = field(init=False)
 
     def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id!r}: kind must be one of {', '.join(map(repr, KINDS))}, got {self.kind!r}")
         if sum(x is not None for x in (self.rtol, self.interval, self.bounds)) != 1:
             raise ValueError("a claim needs exactly one of rtol, interval or bounds")
         if self.interval is not None:
@@ -57,6 +73,16 @@ class Claim:
         else:
             ok = abs(self.measured - self.predicted) <= self.rtol * abs(self.predicted)
         object.__setattr__(self, "passed", bool(ok))
+
+    @property
+    def informational(self) -> bool:
+        """Reported only: the claim cannot fail ``make verify``."""
+        return self.kind == "informational"
+
+    @property
+    def finding(self) -> bool:
+        """An informational comparison that does not hold: e.g. a number where the paper is wrong."""
+        return self.informational and not self.passed
 
     @property
     def tolerance(self) -> str:
@@ -102,36 +128,61 @@ def _fmt(x) -> str:
 def load_claims(path: Path) -> list[Claim]:
     """The claims of a ``claims.json`` written by :func:`write_report` (each re-judged by its own criterion)."""
     entries = json.loads(Path(path).read_text())
+    if any("kind" not in e for e in entries):
+        raise ValueError(f"{path} predates claim kinds (it has no 'kind' field): regenerate it with a full `make verify`")
     fields = {f.name for f in Claim.__dataclass_fields__.values() if f.init}
     return [Claim(**{k: tuple(v) if k in ("interval", "bounds") and v is not None else v
                      for k, v in e.items() if k in fields}) for e in entries]
 
 
+_PLURAL = {"cross-check": "cross-checks", "paper": "reproductions of a paper's numbers",
+           "regression": "regression values"}
+
+
+def headline(claims: list[Claim]) -> str:
+    """The report's first line: passes per kind of evidence, then the informational comparisons and findings."""
+    passes = ", ".join(f"{sum(c.passed for c in group)}/{len(group)} {_PLURAL[kind]}"
+                       for kind in _PLURAL if (group := [c for c in claims if c.kind == kind]))
+    info = [c for c in claims if c.informational]
+    return (f"Pass: {passes or 'no checks'}; {len(info)} informational comparisons ({sum(c.finding for c in info)} "
+            "of them findings: they disagree with a paper or with expectation)")
+
+
+_TABLE = ["| pass | id | paper | where | claim | predicted | measured | tolerance |", "|---|---|---|---|---|---|---|---|"]
+
+
+def _rows(group: list[Claim]) -> list[str]:
+    return [f"| {'✓' if c.passed else '✗'} | {c.id} | {c.paper} | {c.where} | {c.statement} | "
+            f"{_fmt(c.predicted)} | {_fmt(c.measured)} | {c.tolerance}: {c.tolerance_why} |"
+            for c in sorted(group, key=lambda c: (c.passed, c.id))]
+
+
 def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = (), note: str = "") -> None:
-    """``claims.json`` (one entry per claim) and ``REPORT.md`` (a table, failures first, then ``appendices``:
-    markdown sections such as a paper's rendered rate table); ``note`` is printed under the summary line."""
+    """``claims.json`` (one entry per claim) and ``REPORT.md``: the headline per kind of evidence, then the
+    findings (informational comparisons that do not hold), then one table per kind (failures first), then
+    ``appendices`` (markdown sections such as a paper's rendered rate table); ``note`` is printed under the
+    headline."""
     directory = Path(directory)
     atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
-    checks = [c for c in claims if not c.informational]
-    info = [c for c in claims if c.informational]
     lines = [
         "# Verification report",
         "",
-        f"{sum(c.passed for c in checks)} of {len(checks)} claims pass"
-        + (f"; {len(info)} informational comparisons below them." if info else ".")
-        + " Regenerate with `make verify` (or `make verify-quick`).",
+        headline(claims) + ". Regenerate with `make verify` (or `make verify-quick`).",
+        "",
+        *(f"- **{kind}**: {meaning}." for kind, meaning in KINDS.items()),
         "",
         *([note, ""] if note else []),
     ]
-    for title, group in (("Claims", checks), ("Informational comparisons", info)):
-        if not group:
-            continue
-        lines += [f"## {title}", "", "| pass | id | paper | where | claim | predicted | measured | tolerance |", "|---|---|---|---|---|---|---|---|"]
-        for c in sorted(group, key=lambda c: (c.passed, c.id)):
-            lines.append(
-                f"| {'✓' if c.passed else '✗'} | {c.id} | {c.paper} | {c.where} | {c.statement} | "
-                f"{_fmt(c.predicted)} | {_fmt(c.measured)} | {c.tolerance}: {c.tolerance_why} |"
-            )
-        lines.append("")
+    findings = [c for c in claims if c.finding]
+    if findings:
+        lines += ["## Findings", "", "Comparisons that do not hold and are not meant to: each is a number where a "
+                  "paper's printed value, or its qualitative statement, disagrees with what the toolkit computes "
+                  "(the claim's tolerance column says why). They never fail the run.", "", *_TABLE, *_rows(findings), ""]
+    titles = {"cross-check": "Cross-checks", "paper": "Reproductions of a paper's numbers",
+              "regression": "Regression values", "informational": "Other informational comparisons"}
+    for kind, title in titles.items():
+        group = [c for c in claims if c.kind == kind and not c.finding]
+        if group:
+            lines += [f"## {title}", "", *_TABLE, *_rows(group), ""]
     lines += [section.rstrip() + "\n" for section in appendices]
     atomic_write(directory / "REPORT.md", "\n".join(lines))

@@ -35,8 +35,8 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert sorted((tmp_path / "cache").glob("*.json")) == cached
     assert [p.stat().st_mtime_ns for p in cached] == stamps
     claims = json.loads((tmp_path / "claims.json").read_text())
-    assert claims and all(c["passed"] for c in claims if not c["informational"])
-    assert {"id", "paper", "where", "predicted", "measured", "passed"} <= set(claims[0])
+    assert claims and all(c["passed"] for c in claims if c["kind"] != "informational")
+    assert {"id", "paper", "where", "predicted", "measured", "kind", "passed"} <= set(claims[0])
     assert (tmp_path / "figure1_mean_estimation.png").stat().st_size > 10_000
     assert (tmp_path / "figure2_linear_regression.png").stat().st_size > 10_000
     assert (tmp_path / "figure3_strongly_convex.png").stat().st_size > 10_000
@@ -50,11 +50,15 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert "Seed 002, Figure 3" in (tmp_path / "REPORT.md").read_text()  # the rendered rate table is in the report
     ids = {c["id"] for c in claims}
     assert len(ids) == len(claims)  # one claim per configuration: no id counted twice
-    seed004 = [c for c in claims if c["paper"] == "seed 004" and not c["informational"]]
+    checks = [c for c in claims if c["kind"] != "informational"]
     # a check must be able to fail: no bound side 10× away from its measurement, no [x, inf] on both sides
-    assert {c["id"]: _loose_bound_sides(c) for c in seed004 if c["bounds"] and _loose_bound_sides(c)} == {}
+    assert {c["id"]: _loose_bound_sides(c) for c in checks if c["bounds"] and _loose_bound_sides(c)} == {}
+    # ... and no check compares a number with itself (an rtol claim whose two sides agree to the last bit while
+    # its tolerance admits more is a tautology unless two routes happen to round alike: none does here)
+    assert [c["id"] for c in checks if c["rtol"] and c["rtol"] > 0 and c["predicted"] == c["measured"]
+            and c["kind"] == "cross-check" and c["predicted"] not in (0.0, 1.0)] == []
     # claims that held by construction are informational: β* = DP-SGD at η = 1, the LTI-accepting tolerance
-    info = {c["id"] for c in claims if c["informational"]}
+    info = {c["id"] for c in claims if c["kind"] == "informational"}
     assert {"fig1.ratio.eta=1", "linreg.exact_over_lti.eta=0.005", "fig3.sim.logistic.DP-SGD"} <= info
     # the base point of Figure 2 is claimed once, under the d sweep
     assert not [i for i in ids if i.startswith(("fig2.d_eff.", "fig2.eta.")) and i.endswith(".eta=0.02.exact")]
@@ -66,10 +70,46 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
 def test_a_failing_claim_is_reported_as_failed():
     from dptheory.claims import Claim
 
-    assert not Claim("x", "p", "w", "s", predicted=1.0, measured=1.1, rtol=0.05).passed
-    assert Claim("x", "p", "w", "s", predicted=1.0, measured=1.04, rtol=0.05).passed
-    assert not Claim("x", "p", "w", "s", predicted=2.0, measured=1.0, interval=(0.9, 1.1)).passed
-    assert not Claim("x", "p", "w", "s", predicted=0.5, measured=3.0, bounds=(0.5, 2.0)).passed
+    check = dict(kind="cross-check")
+    assert not Claim("x", "p", "w", "s", predicted=1.0, measured=1.1, rtol=0.05, **check).passed
+    assert Claim("x", "p", "w", "s", predicted=1.0, measured=1.04, rtol=0.05, **check).passed
+    assert not Claim("x", "p", "w", "s", predicted=2.0, measured=1.0, interval=(0.9, 1.1), **check).passed
+    assert not Claim("x", "p", "w", "s", predicted=0.5, measured=3.0, bounds=(0.5, 2.0), **check).passed
+
+
+def test_every_claim_says_what_evidence_it_is():
+    from dptheory.claims import Claim
+
+    with pytest.raises(ValueError, match="kind must be one of 'cross-check', 'paper', 'regression', 'informational'"):
+        Claim("x", "p", "w", "s", predicted=1.0, measured=1.0, rtol=0.0)
+    with pytest.raises(ValueError, match="got 'independent'"):
+        Claim("x", "p", "w", "s", predicted=1.0, measured=1.0, rtol=0.0, kind="independent")
+
+
+def test_the_report_counts_each_kind_and_lists_findings_first(tmp_path):
+    from dptheory.claims import Claim, load_claims, write_report
+
+    mk = lambda i, kind, measured: Claim(i, "seed 9", "Thm 1", "s", predicted=1.0, measured=measured, rtol=0.01, kind=kind)
+    claims = [mk("a", "cross-check", 1.0), mk("b", "cross-check", 2.0), mk("c", "paper", 1.0),
+              mk("d", "regression", 1.0), mk("e", "informational", 1.0), mk("f", "informational", 3.0)]
+    write_report(claims, tmp_path)
+    report = (tmp_path / "REPORT.md").read_text()
+    assert report.splitlines()[2].startswith(
+        "Pass: 1/2 cross-checks, 1/1 reproductions of a paper's numbers, 1/1 regression values; "
+        "2 informational comparisons (1 of them findings")
+    # the finding (an informational comparison that does not hold) comes before every table of checks
+    assert report.index("## Findings") < report.index("| ✗ | f |") < report.index("## Cross-checks")
+    assert report.count("| f |") == 1 and "## Other informational comparisons" in report
+    assert [(c.id, c.kind, c.passed) for c in load_claims(tmp_path / "claims.json")] == [
+        (c.id, c.kind, c.passed) for c in claims]
+
+
+def test_a_claims_file_without_kinds_is_refused(tmp_path):
+    from dptheory.claims import load_claims
+
+    (tmp_path / "claims.json").write_text(json.dumps([{"id": "x", "informational": False}]))
+    with pytest.raises(ValueError, match="predates claim kinds"):
+        load_claims(tmp_path / "claims.json")
 
 
 def test_loose_bounds_are_detected():

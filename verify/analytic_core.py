@@ -32,16 +32,16 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                             "γ∞(β^ν)² = (2/π)K(1−ν) vs Σ_t c_t² of the inverse coefficients",
                             beta.limiting_sensitivity(method="closed_form") ** 2,
                             beta.limiting_sensitivity(method="time") ** 2, rtol=1e-12,
-                            tolerance_why="time sum truncated at 1e-17 relative tail"))
+                            tolerance_why="time sum truncated at 1e-17 relative tail", kind="cross-check"))
     claims.append(Claim("gamma_T.optimal_cc.T=1e6", PAPER, "Table 2 (Fichtenberger et al.)",
                         "γ_T² − ln(T)/π → (γ_E + 4 ln 2)/π = 1.0662758532",
                         (np.euler_gamma + 4 * math.log(2)) / math.pi,
                         dpt.optimal_cc().sensitivity(10**6) ** 2 - math.log(1e6) / math.pi, rtol=1e-6,
-                        tolerance_why="o(1) remainder is O(1/T)"))
+                        tolerance_why="o(1) remainder is O(1/T)", kind="cross-check"))
     for a, b in [(0.1, 0.3), (1e-3, 1e-2), (0.2, 0.05)]:
         claims.append(Claim(f"lemma_F16.a={a:g}.b={b:g}", PAPER, "Lemma F.16, eq. (49)",
                             "I(a,b) by mpmath Π vs adaptive quadrature", _quad_pole(a, b), sqrt_pole_integral(a, b),
-                            rtol=1e-10, tolerance_why="quad epsrel 1e-13, with margin"))
+                            rtol=1e-10, tolerance_why="quad epsrel 1e-13, with margin", kind="cross-check"))
     lam = 1.0 / np.arange(1, 129)
     mc_table = golden("004", "linreg.exact_over_lti")  # errata 004 §8 #23b
     digest_mc = {float(eta): mc for eta, mc in mc_table.value.items()}
@@ -56,5 +56,5 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                             + (" — the tolerance also accepts the LTI surrogate (ratio 1), so not a check; "
                                "see fig2.eta.Noisy-SGD.eta=0.005.not_lti" if weak else ""),
                             mc, ratio, rtol=mc_table.rtol, tolerance_why="the digest's MC carries ±2% (64–192 chains)",
-                            informational=weak))
+                            kind="informational" if weak else "cross-check"))
     return claims

@@ -102,17 +102,18 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             "ratio of optimum to DP-SGD: closed form vs generic time-domain F∞"
             + (" (β* = DP-SGD at η = 1: the generic ratio is 1 by construction)" if at_one else ""),
             float(dpt.mean_estimation_ratio(e)), r, rtol=1e-10,
-            tolerance_why="two exact routes; double-precision rounding only", informational=at_one))
+            tolerance_why="two exact routes; double-precision rounding only",
+            kind="informational" if at_one else "cross-check"))
     sym = _generic_ratio(1.7, method="frequency")
     claims.append(Claim("fig1.ratio.symmetric", PAPER, "Thm 2.1 (errata 004 §10.4)",
                         "ratio(2 − η) by quadrature of the spectra at η = 1.7 equals the closed form at η = 0.3: "
                         "the better regimes are η→0 and η→2, not η→1",
                         float(dpt.mean_estimation_ratio(0.3)), sym, rtol=1e-9,
-                        tolerance_why="adaptive periodic quadrature (method='frequency') against the closed form"))
+                        tolerance_why="adaptive periodic quadrature (method='frequency') against the closed form", kind="cross-check"))
     claims.append(Claim("fig1.beta_star.decay", PAPER, "App. B after eq. (19)",
                         "|β*_t|·t^{3/2}(1−η)^{−t}·2√π → 1 (checked at t = 1000)",
                         1.0, float(abs(dpt.optimal_cc().noising_coeffs(1001)[1000]) * 1000**1.5 * 2 * math.sqrt(math.pi)),
-                        rtol=5e-4, tolerance_why="next term of the asymptotic series is 3/(8t)"))
+                        rtol=5e-4, tolerance_why="next term of the asymptotic series is 3/(8t)", kind="cross-check"))
     z = family_quantile(n_claims=len(sims), dof=sims[0].chain_means.size - 1, alpha=SEED004_ALPHA)
     for e, pair in zip(sim_etas, zip(sim_opt, sim_sgd)):
         for label, sim in zip(mechs, pair):
@@ -120,5 +121,5 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             claims.append(Claim(f"fig1.sim.{label}.eta={e:g}", PAPER, "Thm 2.1, App. B eq. (18)",
                                 f"simulated F∞ of {label} equals the exact F∞", pred, sim.mean,
                                 interval=(sim.mean - z * sim.stderr, sim.mean + z * sim.stderr),
-                                tolerance_why=f"{z:.2f} SE over {sim.chain_means.size} chains (Bonferroni, {SEED004_ALPHA:.3g} family-wise)"))
+                                tolerance_why=f"{z:.2f} SE over {sim.chain_means.size} chains (Bonferroni, {SEED004_ALPHA:.3g} family-wise)", kind="cross-check"))
     return claims

@@ -119,7 +119,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             why = f"{z:.2f} SE over {sim.chain_means.size} chains (Bonferroni, {SEED004_ALPHA:.3g} family-wise over {len(tasks)} points)"
             claims.append(Claim(f"{tag}.exact", PAPER, "Thm 2.2, Fig. 2",
                                 "simulated F∞ equals the exact Gaussian F∞ of the simulated mechanism" + also,
-                                pred, sim.mean, interval=(lo_z, hi_z), tolerance_why=why))
+                                pred, sim.mean, interval=(lo_z, hi_z), tolerance_why=why, kind="cross-check"))
             if taps[(key, name)] is not None:
                 full = dpt.F_inf(beta, p, rho=1.0)
                 n = int(sim.settings["taps"])
@@ -127,7 +127,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                     f"{name} simulated through {n} taps: its exact F∞ equals the untruncated one within "
                                     f"0.5 SE (shift {(pred - full) / sim.stderr:+.2g} SE)" + also,
                                     full, pred, rtol=0.5 * sim.stderr / full,
-                                    tolerance_why="half the run's standard error: the simulation checks the requested mechanism"))
+                                    tolerance_why="half the run's standard error: the simulation checks the requested mechanism",
+                                    kind="cross-check"))
             if p.eta * p.R2 < 1:
                 lower = dpt.F_inf(sim.mechanism, p, rho=1.0, kind="lower")
                 upper = dpt.F_inf(sim.mechanism, p, rho=1.0, kind="upper")
@@ -135,7 +136,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                     "Thm C.18's lower bound lies below the simulation's upper limit (Thm C.15's upper "
                                     f"bound {upper:.4g} is {upper / sim.mean:.0f}× the simulation: not a check)" + also,
                                     lower, hi_z, bounds=(lower, np.inf),
-                                    tolerance_why=f"simulated mean + {z:.2f} SE must not fall below the theorem's lower bound"))
+                                    tolerance_why=f"simulated mean + {z:.2f} SE must not fall below the theorem's lower bound",
+                                    kind="cross-check"))
             lti = dpt.F_inf(sim.mechanism, p, rho=1.0, kind="lti")
             # where the run resolves the exact/LTI gap (gap > 2·z·SE, decided from the SE, not the mean), the
             # simulation must reject the LTI surrogate: at the smallest η the two differ by only ~1.4%
@@ -143,7 +145,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                 claims.append(Claim(f"{tag}.not_lti", PAPER, "Thm 2.2, App. C",
                                     f"the simulation rejects the LTI surrogate (exact/LTI = {pred / lti:.4f}): its lower "
                                     "limit lies above the LTI part", lti, lo_z, bounds=(lti, np.inf),
-                                    tolerance_why=f"simulated mean − {z:.2f} SE must exceed the LTI value"))
+                                    tolerance_why=f"simulated mean − {z:.2f} SE must exceed the LTI value", kind="cross-check"))
 
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2), constrained_layout=True)
     titles = {"d": rf"vs $d$ ($\lambda_k = 1/k$, $\eta = 0.02$)",
@@ -170,12 +172,12 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                 f"log-log slope of F∞ vs {panel}: simulation vs exact theory (simulated {slope:.4f} ± {se:.4f}, "
                                 f"independent seeds; untruncated theory {t_full:.4f})",
                                 t_slope, slope, interval=(slope - 3 * se, slope + 3 * se),
-                                tolerance_why="3 SE of the least-squares slope (independent points, delta method)"))
+                                tolerance_why="3 SE of the least-squares slope (independent points, delta method)", kind="cross-check"))
             if (panel, name) in CAPTION_SLOPES:
                 claims.append(Claim(f"fig2.caption_slope.{panel}.{name}", PAPER, "Fig. 2 caption",
                                     f"the caption's empirical slope vs our simulated slope in {panel}",
                                     CAPTION_SLOPES[(panel, name)], slope, interval=(slope - 3 * se, slope + 3 * se),
-                                    tolerance_why="paper's settings (ν, ρ, T, ranges) unstated", informational=True))
+                                    tolerance_why="paper's settings (ν, ρ, T, ranges) unstated", kind="informational"))
         _axis_ticks(ax, xs)
         ax.grid(alpha=0.3, which="major")
         ax.set(xlabel={"d": "dimension d", "d_eff": r"$d_{\rm eff}$", "eta": r"learning rate $\eta$"}[panel],

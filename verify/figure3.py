@@ -54,13 +54,14 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         claims.append(Claim(f"fig3.ordering.dpsgd_ge_nu.kappa={k:g}", PAPER, "Fig. 3, Thm 3.1",
                             f"bound of DP-SGD / bound of ν-DP-FTRL (ν = ημ) ≥ 1 at η = 1 ({b['DP-SGD']:.4g} vs {b[NU_ETA_MU]:.4g})",
                             1.0, b["DP-SGD"] / b[NU_ETA_MU], bounds=(1.0, np.inf),
-                            tolerance_why="two independent SOCP solves; not general in η (see fig3.ordering.counterexample)"))
+                            tolerance_why="two independent SOCP solves; not general in η (see fig3.ordering.counterexample)",
+                            kind="paper"))
         claims.append(Claim(f"fig3.ordering.best_nu_ge_optimized.kappa={k:g}", PAPER, "Fig. 3, Thm 3.1",
                             f"bound of ν-DP-FTRL (best ν = {b['best_nu']:.3g} of an 8-point scan) / bound of Optimized ≥ 1 "
                             f"({b['nu-DP-FTRL (best nu)']:.4g} vs {b['Optimized']:.4g}); ν(ημ) ≥ ν(best) holds by "
                             "construction (the scan contains ημ) and is not claimed",
                             1.0, b["nu-DP-FTRL (best nu)"] / b["Optimized"], bounds=(1.0 - 1e-5, np.inf),
-                            tolerance_why="the optimisation starts at ν = ημ, not at the best ν; solver tolerance 1e-5"))
+                            tolerance_why="the optimisation starts at ν = ημ, not at the best ν; solver tolerance 1e-5", kind="paper"))
         if k in DIGEST:
             for name, ref in DIGEST[k].items():
                 # The digest's DP-SGD value at κ = 1000 (4962) is 3% above our optimum (4819), whose 2×2 blocks
@@ -71,7 +72,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                     f"bound for {name} vs the digest's independent reproduction"
                                     + (" (the digest's solve looks suboptimal: ours is lower and feasible)" if suspect else ""),
                                     ref, b[name], rtol=2e-3, tolerance_why="digest prints 4 digits; same grid and τ_max",
-                                    informational=suspect))
+                                    kind="informational" if suspect else "regression"))
     # the step DP-SGD ≥ ν(ημ) is specific to the figure's η = 1: a counterexample, reported
     p_ce = dpt.StronglyConvex(eta=1.8, mu=1.0 / 50, L=1.0)
     sgd_ce = F_inf_bound(dpt.dpsgd(), p_ce, rho=1.0, variant="paper").value
@@ -79,12 +80,12 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     claims.append(Claim("fig3.ordering.counterexample.eta=1.8.kappa=50", PAPER, "Fig. 3, Thm 3.1",
                         f"at η = 1.8, κ = 50 the bound of DP-SGD ({sgd_ce:.4g}) is below that of ν-DP-FTRL with ν = ημ "
                         f"({nu_ce:.4g}): DP-SGD ≥ ν(ημ) is not general", nu_ce, sgd_ce, bounds=(0.0, nu_ce),
-                        tolerance_why="a finding about the ordering's scope, not a check", informational=True))
+                        tolerance_why="a finding about the ordering's scope, not a check", kind="informational"))
     gaps = [table[k]["DP-SGD"] / table[k]["Optimized"] for k in kappas]
     claims.append(Claim("fig3.gap_grows", PAPER, "Fig. 3", "multiplicative gap DP-SGD/Optimized grows at every step in κ "
                         f"({', '.join(f'{g:.3f}' for g in gaps)}); measured: the smallest ratio of consecutive gaps",
                         1.0, float(min(np.array(gaps[1:]) / np.array(gaps[:-1]))), bounds=(1.0, np.inf),
-                        tolerance_why="strict growth between consecutive κ"))
+                        tolerance_why="strict growth between consecutive κ", kind="paper"))
     if 100 in table and 1000 in table:
         k0, k1 = 100, 1000
         digest_slopes = {"DP-SGD": 1.29, NU_ETA_MU: 1.14, "Optimized": 1.08}  # κ 100 → 1000
@@ -92,7 +93,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             slope = np.log(table[k1][name] / table[k0][name]) / np.log(k1 / k0)
             claims.append(Claim(f"fig3.slope.{name}", PAPER, "Fig. 3", f"log-log slope in κ between {k0:g} and {k1:g}",
                                 ref, slope, rtol=0.05, tolerance_why="errata 004 §5.4 over the same range, κ 100→1000",
-                                informational=True))
+                                kind="informational"))
 
     # simulations: two non-quadratic losses at κ = 10 (information: the bound is 2–20× above), and the quadratic
     # at μ = L, where the corrected bound is exact, as a check the bound can fail
@@ -123,13 +124,13 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                 f"at μ = L = 1 (quadratic, η = 0.5, d = 4, σ_sgd = 0.3) the bound is exact: simulated F∞ "
                                 f"equals it (bound/simulated = {bound / sim.mean:.4f})",
                                 bound, sim.mean, interval=(sim.mean - z * sim.stderr, sim.mean + z * sim.stderr),
-                                tolerance_why=f"{z:.2f} SE over {sim.chain_means.size} chains (Bonferroni, {SEED004_ALPHA:.3g} family-wise)"))
+                                tolerance_why=f"{z:.2f} SE over {sim.chain_means.size} chains (Bonferroni, {SEED004_ALPHA:.3g} family-wise)", kind="cross-check"))
         else:
             hi = sim.interval(0.997)[1]
             claims.append(Claim(f"fig3.sim.{p.loss}.{name}", PAPER, "Thm 3.1 (corrected constant)",
                                 f"simulated F∞ (upper 99.7% limit {hi:.4g}) below the bound at κ = 10; "
                                 f"bound/upper limit = {bound / hi:.1f}",
-                                bound, hi, bounds=(0.0, bound), informational=True,
+                                bound, hi, bounds=(0.0, bound), kind="informational",
                                 tolerance_why="the bound is several times above the simulation: it cannot fail in practice"))
 
     fig, ax = plt.subplots(1, 3, figsize=(17, 4.8), constrained_layout=True)
