@@ -67,13 +67,14 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         if row["problem"] == "mean estimation":  # linear: the n-step value is exact
             claims.append(Claim(label, PAPER, where, f"F_n of {row['mechanism']} on mean estimation {setting} equals its simulation",
                                 row["theory"], sim.mean, interval=(sim.mean - z * sim.stderr, sim.mean + z * sim.stderr),
-                                tolerance_why=why))
+                                tolerance_why=why, kind="cross-check"))
         else:  # SGD on Gaussian inputs adds multiplicative noise to the LTI model (seed 004 Thm C.18, lower bound)
             claims.append(Claim(label, PAPER, where + "; Thm C.18 (the LTI part bounds F from below)",
                                 f"the LTI value of F_n of {row['mechanism']} on linear regression {setting} is at most the "
                                 f"simulated F_n (upper end of its interval)",
                                 row["theory"], sim.mean + z * sim.stderr, bounds=(row["theory"], math.inf),
-                                tolerance_why=why + "; fails if the simulation lies significantly below the LTI value"))
+                                tolerance_why=why + "; fails if the simulation lies significantly below the LTI value",
+                                kind="cross-check"))
     for pname in problems:
         mine = [r for r in rows if r["problem"] == pname]
         by_f = sorted(mine, key=lambda r: r["theory"])
@@ -83,7 +84,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             f"seed003.learning.{pname.replace(' ', '_')}.ranking", PAPER, "finding (not a theorem)",
             f"best F_n on {pname}: {best['mechanism']} ({best['theory']:.4g}); ranking by F_n: "
             + " < ".join(r["mechanism"] for r in by_f) + "; by MaxLoss: " + " < ".join(r["mechanism"] for r in by_loss),
-            best["theory"], best["theory"], rtol=0.0, informational=True,
+            best["theory"], best["theory"], rtol=0.0, kind="informational",
             tolerance_why="a finding reported for the reader; it cannot fail"))
 
     fig, axes = plt.subplots(1, len(problems), figsize=(13, 4.2), constrained_layout=True)
