@@ -217,6 +217,11 @@ def require_stationary(mechanism: "Mechanism", what: str) -> None:
         )
 
 
+def _last_row(energies: np.ndarray):
+    """The last of :meth:`Mechanism.row_energies`' rows: a float for its 1-D (scalar ``q``) result, else one per ``q``."""
+    return float(energies[-1]) if energies.ndim == 1 else energies[:, -1]
+
+
 def _check_q(q) -> tuple[np.ndarray, bool]:
     arr = check_real_array("q", q)
     if np.any(np.abs(arr) > 1.0):
@@ -297,14 +302,11 @@ class Mechanism(abc.ABC):
         r"""``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies` (a float for scalar ``q``, an array for 1-D ``q``):
         the DP variance of the last iterate after ``n`` steps along a direction with contraction ``q`` (seed 004
         eq. 13; :func:`dptheory.F_inf` at ``horizon=n``). Subclasses with a structured route for the last row alone
-        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``).
+        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``; Toeplitz ones take the last of
+        their structured :meth:`row_energies`).
 
-        A subclass with a structured :meth:`row_energies` (Toeplitz, BLT, banded) gets the last of those. Otherwise
-        the dense route: the last row is ``Σ_s q^{n−1−s} N_s``, one product of the powers ``(q^{n−1−s})_s`` with
-        ``N`` for every ``q`` at once (``O(len(q)·n²)`` in one matrix product, not a recursion over all rows per ``q``)."""
-        if type(self).row_energies is not Mechanism.row_energies:
-            out = self.row_energies(q, n)
-            return float(out[-1]) if out.ndim == 1 else out[:, -1]
+        Dense route: the last row is ``Σ_s q^{n−1−s} N_s``, one product of the powers ``(q^{n−1−s})_s`` with ``N``
+        for every ``q`` at once (``O(len(q)·n²)`` in one matrix product, not a recursion over all rows per ``q``)."""
         qs, scalar = _check_q(q)
         n = check_int("n", n, 1)
         powers = qs[:, None] ** np.arange(n - 1, -1, -1, dtype=float)  # 0⁰ = 1: q = 0 keeps the last row of N

@@ -32,7 +32,7 @@ from scipy import integrate
 from scipy.signal import lfilter
 
 from .._validation import check_in_interval, check_int, check_real_array, check_real_values
-from .base import Mechanism, Participation, _check_participation, _check_q, dense_sensitivity
+from .base import Mechanism, Participation, _check_participation, _check_q, _last_row, dense_sensitivity
 from .spectral import (
     UNIT_ROUNDOFF,
     _pole_modulus_sq,
@@ -237,6 +237,11 @@ class ToeplitzMechanism(Mechanism):
         if participation.participations(n) > 1 and _theorem_3_1_applies(self.strategy_coeffs(_check_horizon(n))):
             return "||C u(pi*)|| with pi* = (0, b, ..., (k'-1)b): seed 003 Thm 3.1, c non-negative and non-increasing"
         return super().sensitivity_route(n, participation)
+
+    def final_row_energy(self, q, n: int):
+        """The last of :meth:`row_energies` (:meth:`Mechanism.final_row_energy`): the structured route costs no more
+        for all rows than the dense one for the last."""
+        return _last_row(self.row_energies(q, n))
 
     def row_energies(self, q, n: int) -> np.ndarray:
         r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`). For Toeplitz ``N`` the product

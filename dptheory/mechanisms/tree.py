@@ -78,7 +78,7 @@ from array_api_compat import array_namespace
 from .._validation import check_int
 from .base import (
     MAX_PATTERNS, DenseNoise, Mechanism, Participation, SensitivityReport, _check_participation, _check_q,
-    dense_sensitivity,
+    _last_row, dense_sensitivity,
 )
 from .losses import PrefixLoss
 
@@ -575,9 +575,9 @@ class TreeAggregation(Mechanism):
     def final_row_energy(self, q, n: int):
         r"""``‖e_{n−1}ᵀ F_q N‖²`` (the last of :meth:`row_energies`; a float for scalar ``q``, an array for 1-D ``q``):
         for vanilla and honaker from the node ranges of the decoder in ``O(m log n)`` per ``q`` without the ``n × m``
-        matrix (:func:`_final_row_energy`); for full the dense route of the base class."""
+        matrix (:func:`_final_row_energy`); for full the last of :meth:`row_energies`."""
         if self.readout == "full":
-            return super().final_row_energy(q, n)
+            return _last_row(self.row_energies(q, n))
         qs, scalar = _check_q(q)
         out = _final_row_energy(qs.ravel(), check_int("n", n, 1), self.readout)
         return float(out[0]) if scalar else out
