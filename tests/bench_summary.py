@@ -74,14 +74,15 @@ def _time(seconds: float) -> str:
 def render(table: list[Row]) -> str:
     """A plain-text table, grouped as pytest-benchmark groups them."""
     header = ("path", "min time", "ratio", "against", "goal", "met", "limit now")
+    rows = sorted(table, key=lambda r: (r.group, r.path))
     lines = [header]
-    for r in sorted(table, key=lambda r: (r.group, r.path)):
+    for r in rows:
         ratio = "" if r.ratio is None else f"{r.ratio:.3g}" + ("×" if r.against not in ("", "raw RNG") else "")
         lines.append((r.path, _time(r.seconds), ratio, r.against, r.goal, r.met, r.limit))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     fmt = lambda line: "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
     text, group = [fmt(header), "  ".join("-" * w for w in widths)], None
-    for r, line in zip(sorted(table, key=lambda r: (r.group, r.path)), lines[1:]):
+    for r, line in zip(rows, lines[1:]):
         if r.group != group:
             text.append(f"[{r.group}]")
             group = r.group
