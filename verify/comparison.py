@@ -87,7 +87,8 @@ def _simulation_claims(quick: bool, executor) -> list[Claim]:
                     f"F_n of {r.label} on {problem!r} (n = {n}, {participation}, rho = {RHO}) from the table lies in the "
                     f"interval of simulate with the mechanism's own noise stream",
                     r.value("F_n"), sim.mean, interval=(lo, hi),
-                    tolerance_why=f"{z:.2f} SE over {seeds} chains (Bonferroni over {len(sims)} mechanisms, {ALPHA:.0%})"))
+                    tolerance_why=f"{z:.2f} SE over {seeds} chains (Bonferroni over {len(sims)} mechanisms, {ALPHA:.0%})",
+                    kind="cross-check"))
             if name == "mean":  # the prefix-sum losses do not depend on the problem
                 claims += _prefix_claims(table, n, participation, chains=seeds)
     return claims
@@ -109,7 +110,8 @@ def _prefix_claims(table, n: int, participation, chains: int) -> list[Claim]:
                 f"{'error at the worst step' if what == 'max_loss' else 'error averaged over steps'}, lies in the "
                 f"interval of a Monte-Carlo of the mechanism's own noise stream",
                 loss_sq, estimate.value, interval=(estimate.value - z * estimate.stderr, estimate.value + z * estimate.stderr),
-                tolerance_why=f"{z:.2f} SE over {chains} chains (Bonferroni over {2 * len(rows)} claims)"))
+                tolerance_why=f"{z:.2f} SE over {chains} chains (Bonferroni over {2 * len(rows)} claims)",
+                kind="cross-check"))
     return claims
 
 
@@ -136,7 +138,8 @@ def _limit_claims() -> list[Claim]:
                     stationary, finite, rtol=1e-6,
                     tolerance_why="the slowest mode decays like (1 - eta*lambda_min)^(2n) and the strategy's coefficients "
                                   "are below 1e-9 of c_0 at n = 1e5 (mechanisms whose C decays slower are left out: a BLT "
-                                  "with 1 - theta_1 ~ 1e-10 reaches its streaming limit only after ~1e10 steps)"))
+                                  "with 1 - theta_1 ~ 1e-10 reaches its streaming limit only after ~1e10 steps)",
+                    kind="cross-check"))
     return claims
 
 
@@ -159,8 +162,9 @@ def _sweep(quick: bool) -> dict:
 
 
 def _info(id_: str, statement: str, value: float, why: str = "") -> Claim:
-    return Claim(f"compare.finding.{id_}", PAPER, WHERE, statement, value, value, rtol=0.0, informational=True,
-                 tolerance_why=why or "a finding of the comparison (informational)")
+    return Claim(f"compare.finding.{id_}", PAPER, WHERE, statement, value, value, rtol=0.0, kind="informational",
+                 tolerance_why=(why + "; " if why else "") + "a finding of the comparison, the value against itself: "
+                                                             "reported, it cannot fail")
 
 
 def _ratio(table, a: str, b: str, column: str = "F_n") -> float | None:

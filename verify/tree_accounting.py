@@ -2,11 +2,14 @@
 σ formulas, σ for an exact target, the ρ → ε conversions against each other and against dp_accounting, and every ε
 of Tables 3–7 as printed, recomputed with the paper's formulas and corrected (errata 000 §2.11, §3, §5).
 
-Printed values are claims with half a unit of their last digit; where the paper is wrong the claim is that it is
-inconsistent (the exact value beside the printed one) and the corrected value is a claim of its own. Amplified
-DP-SGD rows whose σ is printed to two decimals are claims that the printed ε lies in the range over σ ± half a
-unit; their exact 2-decimal match is informational. A markdown table (figures/seed000_tables_table.md) sets the
-printed, recomputed and corrected ε side by side.
+Printed values are claims with half a unit of their last digit: ``kind="paper"`` for the paper's Tables 3–7,
+``"regression"`` for the digest's recomputed numbers (errata 000 §5), which come from the same formulas. Where the
+paper is wrong the claim that it is inconsistent (the exact value beside the printed one) is informational, a
+finding; the corrected value is a claim of its own. Amplified DP-SGD rows whose σ is printed to two decimals are
+claims that the printed ε lies in the range over σ ± half a unit; their exact 2-decimal match is informational.
+Cross-checks: the layer sweep against ⌊lg n⌋ + 1, our worst-case dynamic programme and the sweep against TF
+Privacy's values, the valid NTR upper bound, three conversions against each other and dp_accounting. A markdown
+table (figures/seed000_tables_table.md) sets the printed, recomputed and corrected ε side by side.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dptheory.data import golden
 from dptheory.mechanisms.tree import tree_depth
 
 PAPER = "seed 000"
-EXACT = 1e-12
+EXACT = 0.0  # every rtol=EXACT claim compares exact integers
 
 
 def _half(printed: str) -> float:
@@ -33,9 +36,11 @@ def _rtol(printed: str) -> float:
     return _half(printed) / abs(float(printed)) + 1e-12
 
 
-def _printed(cid, where, statement, printed: str, measured: float) -> Claim:
+def _printed(cid, where, statement, printed: str, measured: float, kind: str, why: str = "") -> Claim:
+    """``printed`` (the paper's number for ``kind="paper"``, the digest's for ``"regression"``) to half a unit of its
+    last digit."""
     return Claim(cid, PAPER, where, statement, float(printed), measured, rtol=_rtol(printed),
-                 tolerance_why="half a unit of the last printed digit")
+                 tolerance_why=why or "half a unit of the last printed digit", kind=kind)
 
 
 
@@ -45,20 +50,26 @@ def _sgd_row_claims(tag: str, where: str, r: dict, lo: float, hi: float, errata:
     last digit) widened by the rounding of ε itself, and (informational) the ε at the printed σ to its digits."""
     printed = float(r["printed"])
     return [Claim(tag, PAPER, f"{where}, errata 000 {errata}", statement, printed, printed,
-                  bounds=(lo - _half(r["printed"]), hi + _half(r["printed"])), tolerance_why="rounding of the printed σ and ε"),
+                  bounds=(lo - _half(r["printed"]), hi + _half(r["printed"])), tolerance_why="rounding of the printed σ and ε",
+                  kind="paper"),
             Claim(tag + ".exact_digits", PAPER, where, digits_statement, printed, r["paper"], rtol=_rtol(r["printed"]),
-                  informational=True, tolerance_why="σ printed to 2 decimals")]
+                  kind="informational", tolerance_why="σ printed to 2 decimals: the row's check is the range claim beside it")]
 
 def _accounting() -> list[Claim]:
     claims = []
     for n, k in golden("000", "seed000.accounting.depth").value.items():
         claims.append(Claim(f"seed000.accounting.depth.n={n}", PAPER, "B.2, errata 000 §5 #11",
-                            f"released nodes per leaf, one pass over n = {n}: ⌊lg n⌋ + 1 by the layer sweep",
-                            k, ta.single_pass_sensitivity_sq(int(n)), rtol=EXACT, tolerance_why="exact integers"))
+                            f"released nodes per leaf, one pass over n = {n}: the layer sweep (measured) against the "
+                            f"closed form ⌊lg n⌋ + 1 (recorded)",
+                            k, ta.single_pass_sensitivity_sq(int(n)), rtol=EXACT, tolerance_why="exact integers",
+                            kind="cross-check"))
         if int(n) & (int(n) - 1) == 0:
             claims.append(Claim(f"seed000.accounting.depth.n={n}.paper_short", PAPER, "B.2, errata 000 §2.11",
-                                f"the paper's ⌈lg n⌉ is one short at n = {n} (a power of two)", k - 1,
-                                tree_depth(int(n), variant="paper"), rtol=EXACT, tolerance_why="exact integers"))
+                                f"PAPER INCONSISTENCY: the paper's ⌈lg n⌉ (measured) against the exact count ⌊lg n⌋ + 1 "
+                                f"at n = {n}, a power of two: one short", k,
+                                tree_depth(int(n), variant="paper"), rtol=EXACT, kind="informational",
+                                tolerance_why="exact integers; a finding about the paper (our transcription of its "
+                                              "formula), the exact count is the cross-check above"))
     g = golden("000", "seed000.accounting.ntr").value
     for r in ta.undercount_table():
         key = f"{r['n']},{r['epochs']}"
@@ -66,48 +77,67 @@ def _accounting() -> list[Claim]:
         where = "D.2, errata 000 §3, §5 #20"
         claims += [
             Claim(f"seed000.accounting.ntr.{key}.vanilla", PAPER, where, f"exact NTR S² (vanilla), n = {r['n']}, E = {r['epochs']}",
-                  vanilla, r["vanilla"], rtol=EXACT, tolerance_why="exact integers"),
+                  vanilla, r["vanilla"], rtol=EXACT, tolerance_why="exact integers; the digest's value by the same sweep",
+                  kind="regression"),
             Claim(f"seed000.accounting.ntr.{key}.all", PAPER, where, f"exact NTR S² (all complete nodes), n = {r['n']}, E = {r['epochs']}",
-                  all_, r["all"], rtol=EXACT, tolerance_why="exact integers"),
+                  all_, r["all"], rtol=EXACT, tolerance_why="exact integers; the digest's value by the same sweep",
+                  kind="regression"),
             Claim(f"seed000.accounting.ntr.{key}.paper_inconsistent", PAPER, "D.2, errata 000 §5 #21",
-                  f"D.2's printed E⌈lg nE⌉ = {printed} under-counts: exact / printed (all nodes) lies in (1, E]",
-                  printed, r["all"] / printed, bounds=(1.0 + 1e-9, float(r["epochs"])), tolerance_why="exact > printed, ≤ E× printed"),
+                  f"PAPER INCONSISTENCY: D.2's E⌈lg nE⌉ = {printed} against the exact NTR S² (all complete nodes) "
+                  f"= {r['all']}, {r['all'] / printed:.1f}× more (vanilla read-out: {r['vanilla']})",
+                  printed, r["all"], rtol=EXACT, kind="informational",
+                  tolerance_why="exact integers; a finding about the paper (the exact value is checked by the .all "
+                                "claim, the valid upper bound by .upper)"),
             Claim(f"seed000.accounting.ntr.{key}.upper", PAPER, "D.2, errata 000 §2.11",
-                  "exact NTR S² ≤ E²(⌊lg nE⌋ + 1)", r["upper"], r["all"], bounds=(0, r["upper"]), tolerance_why="a bound"),
+                  "exact NTR S² ≤ E²(⌊lg nE⌋ + 1)", r["upper"], r["all"], bounds=(0, r["upper"]),
+                  **({"kind": "cross-check", "tolerance_why": "a bound (Σc² ≤ max c · Σc)"} if r["upper"] <= 10 * r["all"] else
+                     {"kind": "informational", "tolerance_why": "a bound (Σc² ≤ max c · Σc) more than 10× above the "
+                                                                "exact value: it cannot fail in practice"})),
         ]
     ratio = max(r["ratio_all"] for r in ta.undercount_table())
     claims.append(Claim("seed000.accounting.ntr.max_undercount", PAPER, "D.2, errata 000 §3",
                         "D.2 under-counts by up to ~40× (n = 25, E = 400)", 40.0, ratio, bounds=(35.0, 40.0),
-                        tolerance_why="'~40×'"))
+                        tolerance_why="the digest's '~40×', from the same sweep and D.2's formula", kind="regression"))
     for key, value in golden("000", "seed000.accounting.worst_case").value.items():
         n, E = map(int, key.split(","))
         w = ta.worst_case_sensitivity_sq(n * E, max_participations=E, min_separation=n - 1)
         claims.append(Claim(f"seed000.accounting.worst_case.{key}", PAPER, "D.2, errata 000 §5 #20",
-                            f"worst case over (max participations {E}, min separation {n - 1}) = TF Privacy's compute_rdp_single_tree",
-                            value, w, rtol=EXACT, tolerance_why="exact integers"))
+                            f"worst case over (max participations {E}, min separation {n - 1}): our dynamic programme against "
+                            f"TF Privacy's compute_rdp_single_tree (its value, recorded through the errata)",
+                            value, w, rtol=EXACT, tolerance_why="exact integers", kind="cross-check"))
         claims.append(Claim(f"seed000.accounting.worst_case.{key}.sweep", PAPER, "D.2, errata 000 §5 #20",
-                            "the fixed-order layer sweep (all complete nodes) equals the worst case", value,
-                            ta.ntr_sensitivity_sq(n, epochs=E, readout="all"), rtol=EXACT, tolerance_why="exact integers"))
+                            "the fixed-order layer sweep (all complete nodes) equals the worst case (TF Privacy's value, "
+                            "recorded)", value,
+                            ta.ntr_sensitivity_sq(n, epochs=E, readout="all"), rtol=EXACT, tolerance_why="exact integers",
+                            kind="cross-check"))
     for eps, printed in golden("000", "seed000.accounting.d1").printed.items():
         e = float(eps)
         got = ta.d1_achieved_epsilon(e, n=1024, delta=1e-5)
         claims.append(_printed(f"seed000.accounting.d1.eps={eps}", "D.1, errata 000 §5 #22",
-                               f"D.1's σ for target ε = {eps} delivers √2ε + ε²/(2 ln(1/δ)) (n = 1024, δ = 1e-5, classic)", printed, got))
+                               f"D.1's σ for target ε = {eps} delivers √2ε + ε²/(2 ln(1/δ)) (n = 1024, δ = 1e-5, classic)", printed, got,
+                               "regression", "half a unit of the digest's last digit (its closed form is the same σ → ρ → "
+                                             "classic chain, simplified)"))
         claims.append(Claim(f"seed000.accounting.d1.eps={eps}.paper_inconsistent", PAPER, "D.1, errata 000 §3",
-                            f"D.1's (ε, δ) claim is false: achieved / target > 1 at ε = {eps}", e, got / e,
-                            bounds=(1.0 + 1e-9, math.inf), tolerance_why="achieved > target"))
+                            f"PAPER INCONSISTENCY: D.1 says its σ gives (ε, δ)-DP, i.e. achieved ε ≤ target ε = {eps}; "
+                            f"measured: the achieved ε ({got / e:.3f}× the target)", e, got,
+                            bounds=(0.0, e), kind="informational",
+                            tolerance_why="the paper's claim (achieved ≤ target); a finding about the paper, the achieved "
+                                          "ε itself is checked by the regression claim beside it"))
         corr = ta.d1_achieved_epsilon(e, n=1024, delta=1e-5, variant="corrected", count="exact")
         claims.append(Claim(f"seed000.accounting.d1.eps={eps}.corrected", PAPER, "D.1, errata 000 §3",
                             f"the corrected σ = 2√(E(⌊lg n⌋+1) ln(1/δ))/ε meets ε = {eps}", e, corr, bounds=(0.0, e),
-                            tolerance_why="achieved ≤ target"))
+                            tolerance_why="achieved ≤ target: the hand-derived σ against the accountant", kind="cross-check"))
     for eps, printed in golden("000", "seed000.accounting.c3").printed.items():
         got = ta.c3_achieved_epsilon(float(eps), n=1024, delta=1e-5)
         claims.append(_printed(f"seed000.accounting.c3.eps={eps}", "C.3, errata 000 §5 #23",
-                               f"C.3's σ for target ε = {eps} delivers (two trees, classic; valid)", printed, got))
+                               f"C.3's σ for target ε = {eps} delivers (two trees, classic; valid)", printed, got,
+                               "regression", "half a unit of the digest's last digit (the same σ → ρ → classic chain)"))
     for eps, printed in golden("000", "seed000.accounting.sigma_for_target").printed.items():
         got = ta.tree_sigma(float(eps), n=1024, delta=1e-5, conversion="classic")
         claims.append(_printed(f"seed000.accounting.sigma_for_target.eps={eps}", "Thm 3.1, errata 000 §5 #24",
-                               f"σ meeting ε = {eps} exactly, one tree over n = 1024 (k = 11), δ = 1e-5, classic", printed, got))
+                               f"σ meeting ε = {eps} exactly, one tree over n = 1024 (k = 11), δ = 1e-5, classic", printed, got,
+                               "regression", "half a unit of the digest's last digit (its closed-form ρ* inverts the same "
+                                             "classic conversion)"))
     # conversions against each other and against dp_accounting's single-epoch tree aggregation
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
@@ -117,12 +147,13 @@ def _accounting() -> list[Claim]:
         c, i, e = (epsilon_from_rho(rho, delta=1e-6, conversion=x) for x in ("classic", "improved", "exact"))
         claims.append(Claim(f"seed000.accounting.conversions.n={n}.order", PAPER, "errata 000 §2.11",
                             f"classic ≥ improved ≥ exact at σ = {sigma}, δ = 1e-6 (measured: improved)", c, i, bounds=(e, c),
-                            tolerance_why="ordering"))
+                            tolerance_why="ordering of three different conversions", kind="cross-check"))
         acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
         acc.compose(dp_accounting.dp_event.SingleEpochTreeAggregationDpEvent(sigma, n))
         claims.append(Claim(f"seed000.accounting.dp_accounting.n={n}", PAPER, "errata 000 §2.11",
                             f"dp_accounting's single-epoch tree aggregation ε (σ = {sigma}, δ = 1e-6) against ours (improved; its order grid costs ≤ 2 %)",
-                            i, float(acc.get_epsilon(1e-6)), rtol=2e-2, tolerance_why="RDP accountant's finite order grid"))
+                            i, float(acc.get_epsilon(1e-6)), rtol=2e-2, tolerance_why="RDP accountant's finite order grid",
+                            kind="cross-check"))
     return claims
 
 
@@ -138,13 +169,17 @@ def _federated(rows_md) -> list[Claim]:
                 info = T.table5_restart(row.population, row.report_goal)
                 rec = epsilon_from_rho(info["sens_paper"] / (2 * sigma**2), delta=1e-6, conversion="classic")
                 cor = epsilon_from_rho(info["sens_exact"] / (2 * sigma**2), delta=1e-6, conversion="classic")
-                claims.append(_printed(cid, where + ", errata 000 §5 #18", f"DP-FTRLM, restart rule ({info['trees']} trees × k = {info['k_paper']}), classic", row.eps, rec))
+                claims.append(_printed(cid, where + ", errata 000 §5 #18", f"DP-FTRLM, restart rule ({info['trees']} trees × k = {info['k_paper']}), classic", row.eps, rec,
+                                       "paper"))
                 claims.append(Claim(cid + ".corrected", PAPER, where + ", errata 000 §2.11", "exact TR count Σ(⌊lg n_e⌋ + 1) over the actual trees: ≤ printed",
-                                    float(row.eps), cor, bounds=(0.0, float(row.eps) + _half(row.eps)), tolerance_why="a correction can only lower it"))
+                                    float(row.eps), cor, bounds=(0.0, float(row.eps) + _half(row.eps)), kind="informational",
+                                    tolerance_why="a finding (the printed ε stays an upper bound under the exact count), "
+                                                  "not a check of the corrected value"))
             else:
                 rec = T.ftrl_fed_epsilon(sigma)
                 cor = T.ftrl_fed_epsilon(sigma, variant="exact")
-                claims.append(_printed(cid, where + ", errata 000 §5 #17", "DP-FTRL(M), ρ = 11/(2σ²), classic, δ = 1e-6", row.eps, rec))
+                claims.append(_printed(cid, where + ", errata 000 §5 #17", "DP-FTRL(M), ρ = 11/(2σ²), classic, δ = 1e-6", row.eps, rec,
+                                       "paper"))
             exact = epsilon_from_rho((info["sens_exact"] if row.table == "5" else 11) / (2 * sigma**2), delta=1e-6, conversion="exact")
             rows_md.append((f"{row.table}", f"{row.optimizer} σ = {row.noise}", row.eps, rec, cor, exact))
         else:
@@ -158,22 +193,25 @@ def _federated(rows_md) -> list[Claim]:
                 hi = T.rdp_dpsgd_epsilon(sigma - half, q=(row.report_goal + d_rg) / row.population, steps=T.ROUNDS, delta=1e-6)
                 claims.append(Claim(cid, PAPER, where19, "DP-SGD(M): printed ε within the range over the printed inputs ± half a unit",
                                     float(row.eps), float(row.eps), bounds=(lo - _half(row.eps), hi + _half(row.eps)),
-                                    tolerance_why="rounding of the printed inputs and of ε"))
+                                    tolerance_why="rounding of the printed inputs and of ε", kind="paper"))
                 claims.append(Claim(cid + ".exact_digits", PAPER, where19, "DP-SGDM at the printed (rounded) inputs",
-                                    float(row.eps), rec, rtol=_rtol(row.eps), informational=True,
-                                    tolerance_why="inputs printed to 3 digits"))
+                                    float(row.eps), rec, rtol=_rtol(row.eps), kind="informational",
+                                    tolerance_why="inputs printed to 3 digits: the row's check is the range claim beside it"))
             else:
                 claims.append(_printed(cid, where19, f"DP-SGD(M), Poisson q = {q:.3g}, 1600 rounds, RDP on TF Privacy's orders, classic",
-                                       row.eps, rec))
+                                       row.eps, rec, "paper"))
             rows_md.append((f"{row.table}", f"{row.optimizer} σ = {row.noise}", row.eps, rec, None, None))
     for sigma, eps in sgdm.printed.items():
         got = T.rdp_dpsgd_epsilon(float(sigma), q=100 / T.STACKOVERFLOW_CLIENTS, steps=T.ROUNDS, delta=1e-6)
         claims.append(Claim(f"seed000.table4.sgdm.sigma={sigma}", PAPER, "Table 4, errata 000 §5 #19",
-                            "DP-SGDM recomputed to the errata's digits", sgdm.value[sigma], got, rtol=sgdm.rtol, tolerance_why="0.5 %"))
+                            "DP-SGDM recomputed to the errata's digits", sgdm.value[sigma], got, rtol=_rtol(eps),
+                            tolerance_why="half a unit of the errata's last digit (its recomputation by the same "
+                                          "accountant; the golden's 0.5 % is 20× looser than its digits)", kind="regression"))
     trees = [T.table5_restart(r.population, r.report_goal)["trees"] for r in T.TABLE5 if "FTRL" in r.optimizer]
     for i, (want, got) in enumerate(zip(golden("000", "seed000.table5").value["trees"], trees)):
         claims.append(Claim(f"seed000.table5.trees.{i}", PAPER, "Table 5, errata 000 §5 #18", "trees of the restart rule",
-                            want, got, rtol=EXACT, tolerance_why="exact integers"))
+                            want, got, rtol=EXACT, tolerance_why="exact integers; the errata's count by the same rule",
+                            kind="regression"))
     return claims
 
 
@@ -183,14 +221,18 @@ def _images(rows_md, quick: bool) -> list[Claim]:
         tag = f"seed000.table6.{r['data']}.b={r['batch']}.{r['kind']}.sigma={r['noise']}"
         where = f"Table 6 ({r['data']}, b = {r['batch']}, E = {r['epochs']})"
         if r["kind"] == "ftrl":
-            claims.append(_printed(tag, where + ", errata 000 §5 #14", "FTRL ε by D.2 as printed, improved on 1.1…199.9", r["printed"], r["paper"]))
+            claims.append(_printed(tag, where + ", errata 000 §5 #14", "FTRL ε by D.2 as printed, improved on 1.1…199.9", r["printed"], r["paper"],
+                                   "paper"))
             claims.append(Claim(tag + ".paper_inconsistent", PAPER, where + ", errata 000 §3",
-                                "the printed FTRL ε is below the exact no-restart ε (vanilla read-out)", float(r["printed"]),
-                                r["ntr_vanilla"], bounds=(float(r["printed"]) + _half(r["printed"]), math.inf),
-                                tolerance_why="exact > printed"))
+                                "PAPER INCONSISTENCY: the printed FTRL ε against the exact no-restart ε at the printed σ "
+                                f"(vanilla read-out; all complete nodes: {r['ntr_all']:.2f})", float(r["printed"]),
+                                r["ntr_vanilla"], rtol=_rtol(r["printed"]), kind="informational",
+                                tolerance_why="half a unit of the last printed digit; a finding about the paper (D.2's "
+                                              "count), not a check of the exact ε"))
             claims.append(Claim(tag + ".restart", PAPER, where + ", errata 000 §3",
                                 "with a restart every epoch the same σ gives a smaller ε than printed", float(r["printed"]),
-                                r["restart"], bounds=(0.0, float(r["printed"])), tolerance_why="restart < printed"))
+                                r["restart"], bounds=(0.0, float(r["printed"])), kind="informational",
+                                tolerance_why="restart < printed: a finding about the paper's accounting, not a check"))
             rows_md.append((f"6 {r['data']} b={r['batch']}", f"FTRL σ = {r['noise']}", r["printed"], r["paper"],
                             (r["ntr_vanilla"], r["ntr_all"]), r["restart"]))
         elif r["kind"] == "unamplified":
@@ -209,26 +251,39 @@ def _images(rows_md, quick: bool) -> list[Claim]:
         data, b, E, sigma, kind = key.split(",")
         got = (T.ftrl_image_epsilon(float(sigma), data=data, batch=int(b), epochs=int(E)) if kind == "ftrl"
                else T.unamplified_epsilon(float(sigma), data=data, epochs=int(E)))
-        claims.append(_printed(f"seed000.table6.spot.{key}", "Table 6, errata 000 §5 #14, #15", "spot check", printed, got))
+        if kind == "ftrl":  # the same printed ε and the same function as the Table 6 row's claim: counted there
+            claims.append(_printed(f"seed000.table6.spot.{key}", "Table 6, errata 000 §5 #14", "spot check (the Table 6 "
+                                   "FTRL row's claim again)", printed, got, "informational",
+                                   "half a unit of the last printed digit; a duplicate of the row's paper claim"))
+        else:  # the row's claim is the σ ± half range; this one is the printed σ itself
+            claims.append(_printed(f"seed000.table6.spot.{key}", "Table 6, errata 000 §5 #15", "spot check at the printed σ",
+                                   printed, got, "paper"))
     corr = golden("000", "seed000.table6.corrected")
     got = T.corrected_ftrl_epsilon(4.0, data="MNIST", batch=250, epochs=20)
     for key, printed in corr.printed.items():
         claims.append(_printed(f"seed000.table6.corrected.{key}", "Table 6, errata 000 §3, §5 #21",
-                               "MNIST b = 250, σ = 4: corrected ε", printed, got[key.rpartition(".")[2]]))
+                               "MNIST b = 250, σ = 4: corrected ε", printed, got[key.rpartition(".")[2]], "regression",
+                               "half a unit of the errata's last digit (the same accounting)"))
     epochs = golden("000", "seed000.table7").value["epochs"]
     for r, E in zip(T.table7_rows(), epochs):
         tag = f"seed000.table7.{r['data']}.b={r['batch']}"
         where = f"Table 7 ({r['data']}, b = {r['batch']})"
         claims.append(Claim(tag + ".epochs", PAPER, where + ", errata 000 §5 #16", "the printed FTRL ε pins the epochs uniquely",
-                            E, r["epochs"] if r["epochs"] is not None else -1, rtol=EXACT, tolerance_why="exact integers"))
+                            E, r["epochs"] if r["epochs"] is not None else -1, rtol=EXACT,
+                            tolerance_why="exact integers; the errata's epochs by the same search", kind="regression"))
         if r["epochs"] is None:
             continue
-        claims.append(_printed(tag + ".ftrl", where + ", errata 000 §5 #16", f"FTRL ε at E = {E}", r["ftrl_printed"], r["paper"]))
-        claims.append(_printed(tag + ".sgd", where + ", errata 000 §5 #16", f"DP-SGD ε at E = {E}", r["sgd_printed"], r["sgd"]))
+        claims.append(_printed(tag + ".ftrl", where + ", errata 000 §5 #16", f"FTRL ε at E = {E}", r["ftrl_printed"], r["paper"],
+                               "informational", "holds by construction: E is the epoch count at which this ε rounds to "
+                                                "the printed one (the .epochs claim)"))
+        claims.append(_printed(tag + ".sgd", where + ", errata 000 §5 #16", f"DP-SGD ε at E = {E}", r["sgd_printed"], r["sgd"],
+                               "paper"))
         claims.append(Claim(tag + ".ftrl.paper_inconsistent", PAPER, where + ", errata 000 §3",
-                            "the printed FTRL ε is below the exact no-restart ε (vanilla read-out)", float(r["ftrl_printed"]),
-                            r["ntr_vanilla"], bounds=(float(r["ftrl_printed"]) + _half(r["ftrl_printed"]), math.inf),
-                            tolerance_why="exact > printed"))
+                            "PAPER INCONSISTENCY: the printed FTRL ε against the exact no-restart ε at the printed σ and "
+                            f"E = {E} (vanilla read-out; all complete nodes: {r['ntr_all']:.2f})", float(r["ftrl_printed"]),
+                            r["ntr_vanilla"], rtol=_rtol(r["ftrl_printed"]), kind="informational",
+                            tolerance_why="half a unit of the last printed digit; a finding about the paper (D.2's count), "
+                                          "not a check of the exact ε"))
         rows_md.append((f"7 {r['data']} b={r['batch']} E={E}", f"FTRL σ = {r['ftrl_noise']}", r["ftrl_printed"], r["paper"],
                         (r["ntr_vanilla"], r["ntr_all"]), r["restart"]))
     return claims

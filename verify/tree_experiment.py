@@ -3,13 +3,15 @@ Honaker trees (restart every epoch) against DP-SGD(M) amplified (Poisson, PLD) a
 the same (ε, δ) by its own accountant, on the synthetic logistic-teacher task of
 :mod:`dptheory.treeagg.experiment` (binary logistic regression, p = 50).
 
-Claims that can fail: each calibrated σ spends its target ε by an independent route (tree and unamplified: the
-forward ρ → ε map; amplified: the PLD accountant at a finer discretisation); without noise DP-FTRL with λ = 1/η is
-SGD on the same batches (Thm B.1, errata 000 §2.5); no method is significantly more accurate at the smallest
-finite ε than at the largest (the upper end of the difference's t-interval is ≥ 0; whether it is resolved above 0
-is stated — for amplified DP-SGD at these sizes it is not: privacy barely binds). The paper's qualitative figure claims (Figs. 3, 4, 6, 8)
-are informational: a finding on synthetic data, not on the paper's data sets; each is listed as REPRODUCED or NOT
-with its numbers in ``seed000_experiment_table.md``.
+Cross-checks (they can fail): the amplified σ spends its target ε by the PLD accountant at a finer discretisation;
+without noise DP-FTRL with λ = 1/η is SGD on the same batches (Thm B.1, errata 000 §2.5).
+
+Informational: the tree and unamplified σ against the forward ρ → ε map they were inverted from (a round trip of one
+formula checks the root finder only); that no method is significantly more accurate at the smallest finite ε than at
+the largest (the upper end of the difference's t-interval is ≥ 0; whether it is resolved above 0 is stated — for
+amplified DP-SGD at these sizes it is not: privacy barely binds), a sanity check with no second route; and the
+paper's qualitative figure claims (Figs. 3, 4, 6, 8): a finding on synthetic data, not on the paper's data sets; each
+is listed as REPRODUCED or NOT with its numbers in ``seed000_experiment_table.md`` (the claim holds iff REPRODUCED).
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
             got = ex.method_epsilon(m, res.sigma[m][e], n_train=N, batch=b, epochs=E, delta=delta)
             claims.append(Claim(f"seed000.experiment.calibration.{m}.eps={e:g}", PAPER, "errata 000 §2.11, §4",
                                 f"σ = {res.sigma[m][e]:.6g} calibrated for {m} spends ε = {e:g} by {route} {setting}",
-                                e, got, rtol=1e-6, tolerance_why="inverse (root finding) against the forward map"))
+                                e, got, rtol=1e-6, kind="informational",
+                                tolerance_why="a round trip: σ was calibrated by inverting this same forward map, so the "
+                                              "claim checks the root finder, not the accounting"))
     m = "DP-SGD-amplified"
     for e in finite:
         got = ex.method_epsilon(m, res.sigma[m][e], n_train=N, batch=b, epochs=E, delta=delta, discretization=check_disc)
@@ -78,7 +82,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                             f"{ex.CALIBRATION_DISCRETIZATION:g} spends ε ∈ [(1 − 1e-3)ε, ε] by the PLD at {check_disc:g} "
                             f"(Poisson q = {b / N:g}, T = {E * (N // b)}) {setting}",
                             e, got, bounds=(e * (1 - 1e-3), e * (1 + 1e-9)),
-                            tolerance_why="pessimistic PLD: a finer grid gives a smaller ε, by ≲ 1e-4 relative here"))
+                            tolerance_why="pessimistic PLD: a finer grid gives a smaller ε, by ≲ 1e-4 relative here",
+                            kind="cross-check"))
 
     # -- Thm B.1 without noise -------------------------------------------------------------------------------------
     th_f = ex.train("DP-FTRL-vanilla", data, sigma=0.0, batch=b, epochs=E, chains=1)
@@ -88,7 +93,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                         f"without noise DP-FTRL (λ = 1/η = 2, restart every epoch) and SGD (η = 0.5) on the same "
                         f"batches reach the same θ: max|Δθ| {setting}",
                         0.0, gap, bounds=(0.0, 1e-9 * max(1.0, float(np.max(np.abs(th_s))))),
-                        tolerance_why="rounding over E·n steps"))
+                        tolerance_why="rounding over E·n steps (an absolute tolerance on a difference)", kind="cross-check"))
 
     # -- monotone in privacy ---------------------------------------------------------------------------------------
     lo_e, hi_e = finite[0], finite[-1]
@@ -100,7 +105,10 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                             f"difference {_fmt_d(d, iv)}, {resolved}; measured = upper end of the {LEVEL:.0%} "
                             f"t-interval {setting}",
                             0.0, iv[1], bounds=(0.0, math.inf),
-                            tolerance_why="fails if more privacy is significantly more accurate"))
+                            kind="informational",
+                            tolerance_why="a sanity check with no second route and no paper number (it would flag a σ "
+                                          "calibrated the wrong way; 7 claims at 95 % each, no family-wise correction): "
+                                          "reported, not counted"))
 
     # -- the paper's qualitative claims (informational) ------------------------------------------------------------
     rows = []
@@ -113,11 +121,13 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         verdict = "REPRODUCED" if ok else "NOT reproduced"
         rows.append((fig, text, f"{m1} − {m2}", numbers, verdict, why,
                      ", ".join(_label(e) for e in resolved) or "none"))
-        worst = min(d for d, _ in diffs.values())
+        # 1 = REPRODUCED by the claim's own rule (a crossover needs a negative difference, so "min difference ≥ 0"
+        # would misreport it): a claim that does not hold is listed among the findings
         claims.append(Claim(f"seed000.experiment.{key}", PAPER, f"errata 000 §4 ({fig})",
                             f"{fig}: {text} — {verdict} on synthetic data ({why}); {m1} − {m2}: {numbers} {setting}",
-                            0.0, worst, bounds=(0.0, math.inf), informational=True,
-                            tolerance_why="a finding on synthetic data, not the paper's data sets; reported, cannot fail"))
+                            1.0, float(ok), rtol=0.0, kind="informational",
+                            tolerance_why="1 = reproduced, 0 = not, by the rule in the statement: a finding on synthetic "
+                                          "data, not the paper's data sets; reported, cannot fail the run"))
 
     all_pos = lambda diffs: (all(d > 0 for d, _ in diffs.values()), "positive at every ε" if all(
         d > 0 for d, _ in diffs.values()) else "not positive at every ε")
