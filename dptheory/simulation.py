@@ -99,11 +99,12 @@ class SimulationResult:
 
     @property
     def estimate(self) -> Estimate:
-        """The estimate in the package's one statistics type (:class:`dptheory.stats.Estimate`)."""
-        return Estimate(self.mean, self.stderr, int(self.chain_means.size))
+        """The estimate in the package's one statistics type (:class:`dptheory.stats.Estimate`); a suboptimality is
+        non-negative, so its interval allows for the right skew of a squared norm."""
+        return Estimate(self.mean, self.stderr, int(self.chain_means.size), nonnegative=True)
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Student-t confidence interval across chains."""
+        """Confidence interval across chains (:meth:`dptheory.stats.Estimate.interval`, non-negative replicates)."""
         return self.estimate.interval(level)
 
     def __repr__(self) -> str:
@@ -333,11 +334,11 @@ class PrefixErrorSimulation:
     def at(self, t: int) -> Estimate:
         """``E[(A N z)_t²]`` over the chains."""
         t = check_int("t", t, 0, self.squared.shape[1] - 1)
-        return Estimate.from_samples(self.squared[:, t])
+        return Estimate.from_samples(self.squared[:, t], nonnegative=True)
 
     def mean_over_steps(self) -> Estimate:
         """``E[(1/n) Σ_t (A N z)_t²] = RmsError²``: each chain's mean over steps, then the mean over chains."""
-        return Estimate.from_samples(self.squared.mean(axis=1))
+        return Estimate.from_samples(self.squared.mean(axis=1), nonnegative=True)
 
     def __repr__(self) -> str:
         return f"PrefixErrorSimulation({self.mechanism}, chains={self.squared.shape[0]}, n={self.squared.shape[1]})"

@@ -1,13 +1,14 @@
 r"""The statistics every simulated result speaks: an estimate, its interval, log-log slopes, family-wise quantiles.
 
 * :class:`Estimate` — a Monte-Carlo mean over ``n`` independent replicates with its standard error; its
-  :meth:`~Estimate.interval` is the Student-t interval :func:`t_interval`.
+  :meth:`~Estimate.interval` is the Student-t interval :func:`t_interval`, widened by :func:`gamma_interval`
+  where the replicates are non-negative (squared norms: right-skewed, where the t interval alone under-covers).
 * Log-log slopes, all through one set of least-squares weights ``c_i = (ℓ_i − ℓ̄)/Σ_j(ℓ_j − ℓ̄)²``,
   ``ℓ = log x``, so that the OLS slope of ``(log x, log y)`` is the linear functional ``Σ_i c_i log y_i``
   (a fitted slope and an exact one are the same functional, comparable even where ``log y`` is curved):
   :func:`loglog_slope` of exact values, :func:`loglog_slope_delta` of independent estimates (delta method,
-  ``se(log y) = se(y)/y``), :func:`loglog_slope_bootstrap` of per-seed values (paired percentile bootstrap
-  over seeds, :class:`SlopeFit`).
+  ``se(log y) = se(y)/y``), :func:`loglog_slope_bootstrap` of per-seed values (paired bootstrap over seeds:
+  its standard error with a Student-t quantile, :class:`SlopeFit`).
 * :func:`family_quantile` — the Bonferroni Student-t quantile for a family of two-sided interval claims.
 
 >>> e = Estimate(1.0, 0.1, 30)
@@ -31,7 +32,7 @@ from scipy import stats
 from ._validation import check_in_interval, check_int
 
 __all__ = [
-    "t_interval", "Estimate", "loglog_slope", "loglog_slope_delta", "SlopeFit", "loglog_slope_bootstrap",
+    "t_interval", "gamma_interval", "Estimate", "loglog_slope", "loglog_slope_delta", "SlopeFit", "loglog_slope_bootstrap",
     "family_quantile",
 ]
 
@@ -45,33 +46,64 @@ def t_interval(mean, stderr, n: int, level: float = 0.95):
     return mean - q * stderr, mean + q * stderr
 
 
+def gamma_interval(mean: float, stderr: float, level: float = 0.95) -> tuple[float, float]:
+    r"""Two-moment gamma (Satterthwaite) interval for the mean ``μ`` of non-negative replicates.
+
+    The replicates' sum is taken as ``(μ/ν)·χ²_{nν}`` with ``ν = 2x̄²/s²`` matched to their first two moments
+    (exact for scaled ``χ²_ν`` replicates, e.g. the squared norm of a Gaussian iterate), so with
+    ``k = nν = 2(x̄/se)²`` the interval is ``[k x̄/χ²_{k,(1+level)/2}, k x̄/χ²_{k,(1−level)/2}]``: asymmetric,
+    longer on the right, as the law of a squared norm is. Its ``k`` is estimated, so alone it under-covers
+    nearly normal replicates; :meth:`Estimate.interval` takes its union with the t interval.
+
+    >>> [round(v, 4) for v in gamma_interval(1.0, 0.25)]   # k = 2(1/0.25)² = 32: the mean of 32 χ²_1, as 1/32·χ²_32
+    [0.6467, 1.7495]
+    """
+    level = check_in_interval("level", level, 0.0, 1.0)
+    if not (mean > 0 and stderr > 0):
+        return float(mean), float(mean)
+    k = 2.0 * (mean / stderr) ** 2
+    return float(mean * k / stats.chi2.isf((1 - level) / 2, k)), float(mean * k / stats.chi2.ppf((1 - level) / 2, k))
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A mean over ``n`` independent replicates (seeds, chains, draws) and its standard error.
 
-    ``interval(level)`` is the Student-t interval of :func:`t_interval`; :meth:`from_samples` forms the
-    estimate of a sample's mean (``stderr = s/√n``, ``s`` the ``ddof = 1`` standard deviation).
+    ``interval(level)`` is the Student-t interval of :func:`t_interval`; for ``nonnegative`` replicates
+    (squared norms, suboptimalities) it is the union of that interval with :func:`gamma_interval`. Their law is
+    right-skewed, and the t interval alone then misses low: at 16 replicates of a ``χ²_1`` it covers 88 %
+    (the true mean lies above it 11 % of the time); the union covers 95 % (``tests/test_interval_coverage.py``).
+    :meth:`from_samples` forms the estimate of a sample's mean (``stderr = s/√n``, ``s`` the ``ddof = 1``
+    standard deviation).
     """
 
     value: float
     stderr: float
     n: int
+    nonnegative: bool = False
 
     def __post_init__(self):
         check_in_interval("stderr", self.stderr, 0.0, math.inf, lo_closed=True)
         check_int("n", self.n, 1)
 
     @classmethod
-    def from_samples(cls, samples) -> Estimate:
-        """Mean of ``samples`` (a 1-D array of ≥ 2 independent replicates) and its standard error."""
+    def from_samples(cls, samples, nonnegative: bool = False) -> Estimate:
+        """Mean of ``samples`` (a 1-D array of ≥ 2 independent replicates) and its standard error;
+        ``nonnegative=True`` declares them non-negative by construction (squared norms)."""
         x = np.asarray(samples, float)
         if x.ndim != 1 or x.size < 2:
             raise ValueError(f"samples must be a 1-D array of at least 2 replicates, got shape {x.shape}")
-        return cls(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)), int(x.size))
+        if nonnegative and np.any(x < 0):
+            raise ValueError(f"samples must be non-negative when nonnegative=True, got a minimum of {x.min():g}")
+        return cls(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)), int(x.size), bool(nonnegative))
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Student-t confidence interval of the mean at ``level`` (:func:`t_interval` with ``n`` replicates)."""
+        """Confidence interval of the mean at ``level``: Student-t (:func:`t_interval` with ``n`` replicates), for
+        ``nonnegative`` replicates its union with :func:`gamma_interval`."""
         lo, hi = t_interval(self.value, self.stderr, self.n, level)
+        if self.nonnegative:
+            g_lo, g_hi = gamma_interval(self.value, self.stderr, level)
+            lo, hi = min(lo, g_lo), max(hi, g_hi)
         return float(lo), float(hi)
 
     def __repr__(self) -> str:
@@ -124,7 +156,7 @@ def loglog_slope_delta(x, points: Sequence[Estimate]) -> Estimate:
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """Least-squares slope of ``log(mean)`` on ``log x`` with a percentile bootstrap interval over seeds."""
+    """Least-squares slope of ``log(mean)`` on ``log x`` with a bootstrap interval over seeds."""
 
     slope: float
     low: float
@@ -138,13 +170,17 @@ class SlopeFit:
 
 def loglog_slope_bootstrap(x, per_seed, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> SlopeFit:
     r"""Fit ``log mean_s y[j, s]`` on ``log x[j]`` (OLS) and bootstrap it by resampling seeds — the same seed
-    indices at every point (paired; right for common random numbers, harmless for independent points); the
-    interval is the bootstrap distribution's ``(1 ∓ level)/2`` percentiles.
+    indices at every point (paired; right for common random numbers, harmless for independent points).
+
+    The interval is ``slope ± t_{S−1,(1+level)/2}·se``, ``se`` the bootstrap distribution's standard deviation times
+    ``√(S/(S−1))`` over ``S`` seeds (the plug-in bootstrap variance is biased low by ``(S−1)/S``). The percentile
+    interval it replaces covered 87–90 % at a nominal 95 % with 8 seeds of right-skewed (``χ²``, log-normal)
+    per-seed values; this one covers 93–96 % there (``tests/test_interval_coverage.py``).
 
     >>> loglog_slope_bootstrap([1, 2, 4, 8], [[1.0, 1.2], [0.25, 0.3], [0.0625, 0.075], [0.015625, 0.01875]]).slope
     -2.0
     """
-    n_boot = check_int("n_boot", n_boot, 1)
+    n_boot = check_int("n_boot", n_boot, 2, why="the interval takes the bootstrap distribution's standard deviation")
     level = check_in_interval("level", level, 0.0, 1.0)
     c = _ols_weights(x)
     Y = np.asarray([np.asarray(v, float) for v in per_seed])
@@ -158,8 +194,10 @@ def loglog_slope_bootstrap(x, per_seed, *, n_boot: int = 2000, level: float = 0.
         idx = rng.integers(0, S, size=(min(500, n_boot - b0), S))
         means = Y[:, idx].mean(axis=2)  # (points, boots)
         boot[b0:b0 + idx.shape[0]] = c @ np.log(means)
-    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
-    return SlopeFit(round(slope, 12), float(lo), float(hi), level, n_boot)
+    if S < 2:
+        raise ValueError(f"per_seed must hold at least 2 seeds per point (the interval is taken across seeds), got {S}")
+    half = stats.t.ppf((1 + level) / 2, df=S - 1) * boot.std(ddof=1) * math.sqrt(S / (S - 1))
+    return SlopeFit(round(slope, 12), slope - half, slope + half, level, n_boot)
 
 
 def family_quantile(n_claims: int, dof: int, alpha: float = 0.05) -> float:

@@ -10,6 +10,7 @@ from dptheory.stats import (
     Estimate,
     SlopeFit,
     family_quantile,
+    gamma_interval,
     loglog_slope,
     loglog_slope_bootstrap,
     loglog_slope_delta,
@@ -53,6 +54,12 @@ def test_estimate_from_samples_and_interval():
     e = Estimate.from_samples(x)
     assert e.value == x.mean() and e.stderr == x.std(ddof=1) / 2 and e.n == 4
     assert e.interval(0.9) == tuple(float(v) for v in t_interval(e.value, e.stderr, 4, 0.9))
+    # declared non-negative: the union with the gamma interval, which reaches further right (the law is skewed)
+    lo, hi = Estimate.from_samples(x, nonnegative=True).interval(0.9)
+    g_lo, g_hi = gamma_interval(e.value, e.stderr, 0.9)
+    assert (lo, hi) == (e.interval(0.9)[0], g_hi) and g_hi > e.interval(0.9)[1]
+    with pytest.raises(ValueError, match="samples must be non-negative when nonnegative=True, got a minimum of -1"):
+        Estimate.from_samples([-1.0, 2.0], nonnegative=True)
     assert "n=4" in repr(e) and "95% CI" in repr(e)
 
 
