@@ -4,8 +4,8 @@ r"""Seed 002, Lowy & Razaviyayn, *Private Federated Learning Without a Trusted S
   Fig. 3) and round complexity as sympy expressions split into statistical / privacy / heterogeneity terms,
   with conditions, log factors as printed or dropped, the corrections of docs/errata.md, elasticities and crossovers;
 * :mod:`.calibration`: the noise of Algorithm 2 (Thm D.1) and of the other variants, batch sizes, rounds,
-  step sizes and the multi-stage schedule (printed and corrected), and what each calibration really spends
-  under exact accountants;
+  step sizes and the multi-stage schedule (printed and corrected), and what Alg. 2's calibration spends in its
+  own sampling model (with replacement: a bracket, :func:`~.calibration.spend_bracket`) and in others;
 * :mod:`.problems` and :mod:`.simulation`: Noisy ISRL-DP MB-SGD, its accelerated one-pass and multi-stage
   variants and ISRL-DP local SGD, vectorised over seeds × silos × records on the array backend, on problems
   with exact ``F`` and ``F⋆``.

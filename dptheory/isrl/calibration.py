@@ -23,16 +23,31 @@ function                                    source (seed 002)
 :func:`shuffle_amplification_round`         Thm D.5, eq. (21), with its validity condition; Lemma D.10
 :func:`noisy_mbsgd_convex_schedule` & co.   Thm D.1/D.2 rounds, step sizes, Moreau smoothing; Thm 3.1/E.1 batches
 :func:`multi_stage_schedule`                App. E.1 (printed ν_k and the corrected ν_k, errata 002 §8 #17)
-:func:`spent_by_calibration`                exact (ε, δ0) of Alg. 2's calibrated noise (PLD / RDP / the paper's own)
+:func:`spent_by_calibration`                ε at δ0 of Alg. 2's calibrated noise under one accountant and model
+:func:`spend_bracket`                       Alg. 2's own model (with replacement): [realizable lower, upper bound]
 :func:`spent_by_onepass`                    exact ε of the one-pass calibration (one Gaussian per record)
 =========================================== ==========================================================================
 
 **What Alg. 2's calibration spends.** Thm D.1 spends ε0/2 by design: advanced composition with slack δ0/2 gives
 ``√(2R ln(2/δ0))·ε̃ = ε0/2`` plus ``R ε̃(e^ε̃ − 1) ≈ ε0²/(8 ln(2/δ0))`` (0.50863 ε0 at R = 1000, δ0 = 1e-6: C3).
-Exact accountants certify far less: 0.021–0.026 ε0 (PLD) and 0.050–0.062 ε0 (RDP) at n = 1000, ε0 = 1,
-δ0 = 1e-6 over R = 10…1e5 (K = ⌈K_min⌉), nearly independent of K, because the classic-Gaussian, subsampling and
-composition steps each lose a constant factor (``verify/isrl_calibration.py``).
-The models accounted are stated on every :class:`SpendResult`; see :func:`spent_by_calibration`.
+Alg. 2 samples its K records **with replacement** under replace-one neighbours, a model dp_accounting does not
+account (its ``SampledWithReplacementDpEvent`` has no accountant), so :func:`spend_bracket` brackets the true ε
+of Alg. 2 (n = 1000, ε0 = 1, δ0 = 1e-6, K = ⌈K_min⌉; ``verify/isrl_calibration.py``):
+
+* **lower**: a realizable instance (a linear loss, every record's gradient −L·e1 but one, which is +L·e1 in the
+  neighbour) and one test on its transcript: no (ε, δ0) below it can hold. 0.0290 ε0 at R = 10 (K = 15) … 0.0219
+  at R = 1e4 (K = 1);
+* **upper**: the Gaussian split into one N(0, Kσ²) per draw, so a round is K releases of "one record drawn
+  uniformly + Gaussian", each accounted by dp_accounting's RDP for sampling one of n without replacement
+  (Wang–Balle–Kasiviswanathan), replace-one: 0.31 ε0 at R = 10 (the split costs most at large K), 0.055 ε0 at
+  R = 1000, 0.052 at R = 1e4.
+
+Both are far below ε0: Thm D.1's calibration is private by an independent route, and spends at least 2–3% and at
+most 5–31% of ε0 (the advanced-composition total of its own proof is 51%). The
+Poisson model (``accountant="pld"``: 0.0263 ε0 at R = 10) is **not** an upper bound for Alg. 2 (it is below the
+realizable 0.0290), nor is the fixed batch without replacement of the subsampling lemma the paper cites
+(``"rdp_wor"``, errata 002 §8 #20): each :class:`SpendResult` states its sampling model, neighbouring relation,
+whether it is an upper or a lower bound, and :attr:`SpendResult.models_algorithm_2`.
 
 A function whose arguments include two numbers or more takes its first argument positionally and the others by
 keyword only (``sigma2_noisy_mbsgd(L, R=1000, n=1000, eps0=1.0, delta0=1e-6)``), as in :mod:`dptheory.accounting`.
@@ -107,6 +122,8 @@ __all__ = [
     "SPEND_ACCOUNTANTS",
     "SpendResult",
     "spent_by_calibration",
+    "SpendBracket",
+    "spend_bracket",
     "spent_by_onepass",
 ]
 
@@ -124,6 +141,12 @@ def _delta(name: str, delta) -> float:
     return check_in_interval(name, delta, 0.0, 1.0)
 
 
+def _rounds(R) -> int:
+    """``R``: a number of communication rounds, a whole number >= 1 (a real-valued round count of a theorem,
+    :attr:`Schedule.R`, is rounded up before it is run or calibrated for)."""
+    return check_int("R", R, 1, why="a whole number of rounds")
+
+
 def _eps_thm_d1(name: str, eps, delta: float, delta_name: str = "delta0") -> float:
     """ε ∈ (0, 2 ln(2/δ)]: the range of Thm D.1 (and of Thm F.1, H.1)."""
     return check_in_interval(name, eps, 0.0, 2.0 * math.log(2.0 / delta), hi_closed=True,
@@ -138,14 +161,15 @@ def _eps_thm_d1(name: str, eps, delta: float, delta_name: str = "delta0") -> flo
 def sigma2_noisy_mbsgd(L, *, R, n, eps0, delta0) -> float:
     """Per-silo noise variance of Algorithm 2 (seed 002, Thm D.1): ``256 L² R ln(2.5R/δ0) ln(2/δ0)/(n² ε0²)``.
 
-    Valid for ``ε0 ≤ 2 ln(2/δ0)``, ``δ0 ∈ (0, 1)``; independent of the batch size ``K``, which must be at least
+    Valid for ``ε0 ≤ 2 ln(2/δ0)``, ``δ0 ∈ (0, 1)``; ``R`` is the number of rounds run, a whole number (round a
+    theorem's real-valued R up first: :attr:`Schedule.R`); independent of the batch size ``K``, which must be at least
     :func:`min_batch_size` for the proof's classic-Gaussian step to apply. The same σ² serves the ERM variant
     (Thm F.1) and, with per-silo budgets, Alg. 7 (:func:`sigma2_unbalanced`).
 
     >>> round(sigma2_noisy_mbsgd(1.0, R=1000, n=1000, eps0=1.0, delta0=1e-6), 3)  # C1
     80.374
     """
-    L, R, n = _pos("L", L), _pos("R", R), _pos("n", n)
+    L, R, n = _pos("L", L), _rounds(R), _pos("n", n)
     delta0 = _delta("delta0", delta0)
     eps0 = _eps_thm_d1("eps0", eps0, delta0)
     return 256.0 * L**2 * R * math.log(2.5 * R / delta0) * math.log(2.0 / delta0) / (n**2 * eps0**2)
@@ -159,7 +183,7 @@ def min_batch_size(eps0, *, n, R, delta0) -> float:
     >>> round(min_batch_size(1.0, n=1000, R=1000, delta0=1e-6), 4)  # C2
     1.4676
     """
-    n, R = _pos("n", n), _pos("R", R)
+    n, R = _pos("n", n), _rounds(R)
     delta0 = _delta("delta0", delta0)
     eps0 = _eps_thm_d1("eps0", eps0, delta0)
     return eps0 * n / (4.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0)))
@@ -178,7 +202,7 @@ def per_round_budget(eps0, *, delta0, R) -> tuple[float, float]:
     """
     delta0 = _delta("delta0", delta0)
     eps0 = _pos("eps0", eps0)
-    R = _pos("R", R)
+    R = _rounds(R)
     return eps0 / (2.0 * math.sqrt(2.0 * R * math.log(2.0 / delta0))), delta0 / (2.0 * R)
 
 
@@ -248,7 +272,7 @@ def sigma2_shuffled(L, *, R, M, n, N, eps, delta, C: float = 1.0) -> float:
     >>> round(sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=1e-6), -1)  # C32
     12310.0
     """
-    L, R, n, C = _pos("L", L), _pos("R", R), _pos("n", n), _pos("C", C)
+    L, R, n, C = _pos("L", L), _rounds(R), _pos("n", n), _pos("C", C)
     N = check_in_interval("N", N, 1.0, lo_closed=True)
     M = check_in_interval("M", M, 0.0, N, hi_closed=True, why="M <= N silos")
     delta = _delta("delta", delta)
@@ -260,7 +284,7 @@ def sigma2_shuffled(L, *, R, M, n, N, eps, delta, C: float = 1.0) -> float:
 
 def shuffled_participation_floor(R, *, M, N, delta) -> float:
     """Thm 5.1's participation condition: the right side of ``M ≥ 16 ln(18 R M²/(N δ))``."""
-    R, M, N, delta = _pos("R", R), _pos("M", M), _pos("N", N), _delta("delta", delta)
+    R, M, N, delta = _rounds(R), _pos("M", M), _pos("N", N), _delta("delta", delta)
     return 16.0 * math.log(18.0 * R * M**2 / (N * delta))
 
 
@@ -270,20 +294,20 @@ def sigma2_experiment(L, *, R, n, eps, delta) -> float:
     >>> round(sigma2_experiment(1, R=35, n=1238, eps=1.0, delta=1238**-2), 7)  # C35
     0.002602
     """
-    L, R, n, eps = _pos("L", L), _pos("R", R), _pos("n", n), _pos("eps", eps)
+    L, R, n, eps = _pos("L", L), _rounds(R), _pos("n", n), _pos("eps", eps)
     delta = _delta("delta", delta)
     return 8.0 * L**2 * math.log(1.0 / delta) * R / (n**2 * eps**2)
 
 
 def batch_size_experiment(n, *, eps, R) -> float:
     """App. I batch size ``K = n√ε/(2√R)`` (C35: 104.63 at n = 1238, ε = 1, R = 35)."""
-    n, eps, R = _pos("n", n), _pos("eps", eps), _pos("R", R)
+    n, eps, R = _pos("n", n), _pos("eps", eps), _rounds(R)
     return n * math.sqrt(eps) / (2.0 * math.sqrt(R))
 
 
 def sigma2_local_sgd(L, *, R, K, n, eps, delta) -> float:
     """ISRL-DP Local SGD baseline (App. I): ``σ² = 8 L² R K ln(1/δ)/(ε² n²)`` per local step."""
-    L, R, K, n, eps = _pos("L", L), _pos("R", R), _pos("K", K), _pos("n", n), _pos("eps", eps)
+    L, R, K, n, eps = _pos("L", L), _rounds(R), _pos("K", K), _pos("n", n), _pos("eps", eps)
     delta = _delta("delta", delta)
     return 8.0 * L**2 * R * K * math.log(1.0 / delta) / (eps**2 * n**2)
 
@@ -304,7 +328,7 @@ def _budgets(n_i, eps_i, delta_i):
 
 def sigma2_unbalanced(L, *, R, n_i, eps_i, delta_i) -> np.ndarray:
     """Alg. 7 (App. H.2): ``σ_i² = 256 L² R ln(2.5R/δ_i) ln(2/δ_i)/(n_i² ε_i²)`` per silo (= 256 L² R ξ_i)."""
-    L, R = _pos("L", L), _pos("R", R)
+    L, R = _pos("L", L), _rounds(R)
     return 256.0 * L**2 * R * xi(n_i, eps_i=eps_i, delta_i=delta_i, R=R)
 
 
@@ -314,7 +338,7 @@ def xi(n_i, *, eps_i, delta_i, R) -> np.ndarray:
     >>> [f"{x:.4e}" for x in xi([100, 200, 400, 800], eps_i=1.0, delta_i=1e-6, R=100)]  # C27
     ['2.8055e-02', '7.0138e-03', '1.7535e-03', '4.3836e-04']
     """
-    R = _pos("R", R)
+    R = _rounds(R)
     n_i, eps_i, delta_i = _budgets(n_i, eps_i, delta_i)
     return np.log(2.5 * R / delta_i) * np.log(2.0 / delta_i) / (n_i * eps_i) ** 2
 
@@ -548,7 +572,7 @@ def noisy_mbsgd_sc_schedule(L, *, D, beta, mu, M, n, d, eps0, delta0, sigma2=Non
     constant step (Lemma D.5, a = μ, g = 2β, c = dσ²/M + L², r0 = D²):
     ``η = min{1/(2β), ln(max{2, μ²D²R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}``, r = 0..⌈R⌉−1.
 
-    ``sigma2`` defaults to :func:`sigma2_noisy_mbsgd` at the prescribed R.
+    ``sigma2`` defaults to :func:`sigma2_noisy_mbsgd` at the prescribed R rounded up (the rounds that are run).
     """
     L, D, beta, mu, M, n, d, eps0 = (_pos(k, v) for k, v in
                                      dict(L=L, D=D, beta=beta, mu=mu, M=M, n=n, d=d, eps0=eps0).items())
@@ -556,7 +580,7 @@ def noisy_mbsgd_sc_schedule(L, *, D, beta, mu, M, n, d, eps0, delta0, sigma2=Non
     kappa = beta / mu
     R = max(2.0 * kappa * math.log(beta * D**2 * mu * M * eps0**2 * n**2 / (d * L**2)),
             min(M * n, M * eps0**2 * n**2 / d))
-    s2 = sigma2_noisy_mbsgd(L, R=R, n=n, eps0=eps0, delta0=delta0) if sigma2 is None else check_in_interval(
+    s2 = sigma2_noisy_mbsgd(L, R=math.ceil(R), n=n, eps0=eps0, delta0=delta0) if sigma2 is None else check_in_interval(
         "sigma2", sigma2, 0.0, lo_closed=True)
     sch = stich_schedule(R=R, mu=mu, beta=beta, c=d * s2 / M + L**2, r0=D**2)
     return Schedule(R, sch.eta, sch.weights, "Thm D.1 (strongly convex) + Lemma D.5")
@@ -669,60 +693,128 @@ def acsa_steps(R, *, nu) -> tuple[np.ndarray, np.ndarray]:
 # what the calibrations spend: exact accountants
 # --------------------------------------------------------------------------------------------------
 
-#: Accountants of :func:`spent_by_calibration` (model of each in its docstring and on the result).
-SPEND_ACCOUNTANTS = ("pld", "rdp_wor", "pld_wr", "advanced")
-#: ``(sampling, neighbouring, certified)`` of each accountant, with ``q = K/n``, ``s = K`` and ``C = L/K`` (one
-#: record's largest contribution to the batch mean): :mod:`dptheory.accounting.models`.
+#: Accountants of :func:`spent_by_calibration` (model of each in its docstring and on the result); the first two
+#: account Alg. 2's own sampling (with replacement, replace-one).
+SPEND_ACCOUNTANTS = ("wr_rdp", "wr_lower", "pld", "rdp_wor", "pld_wr", "advanced")
+#: ``(sampling, neighbouring, certified, bound)`` of each accountant, with ``q = K/n``, ``s = K`` and ``C = L/K`` (one
+#: record's largest contribution to the batch mean): :mod:`dptheory.accounting.models`. ``certified``: an upper
+#: bound on the true ε *of that model*; ``bound``: ``"upper"`` or ``"lower"`` (a realizable instance).
 _SPEND_MODELS = {
-    "pld": (Sampling.POISSON, Neighbouring.REPLACE_ONE, True),
-    "rdp_wor": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
-    "pld_wr": (Sampling.FIXED_BATCH_WR, Neighbouring.REPLACE_WITH_NULL, True),
-    "advanced": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True),
+    "wr_rdp": (Sampling.FIXED_BATCH_WR, Neighbouring.REPLACE_ONE, True, "upper"),
+    "wr_lower": (Sampling.FIXED_BATCH_WR, Neighbouring.REPLACE_ONE, False, "lower"),
+    "pld": (Sampling.POISSON, Neighbouring.REPLACE_ONE, True, "upper"),
+    "rdp_wor": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True, "upper"),
+    "pld_wr": (Sampling.FIXED_BATCH_WR, Neighbouring.REPLACE_WITH_NULL, True, "upper"),
+    "advanced": (Sampling.FIXED_BATCH_WOR, Neighbouring.REPLACE_ONE, True, "upper"),
 }
 
 
 @dataclass(frozen=True)
 class SpendResult(EpsilonResult):
-    """ε certified at δ0 for a calibration, beside the budget ``eps0`` it was calibrated for: an
-    :class:`~dptheory.accounting.models.EpsilonResult` (accountant, sampling model, neighbouring relation) with
-    the budget, ``δ0`` and the calibration's settings."""
+    """ε at δ0 for a calibration under one accountant, beside the budget ``eps0`` it was calibrated for: an
+    :class:`~dptheory.accounting.models.EpsilonResult` (accountant, sampling model, neighbouring relation,
+    ``certified`` = an upper bound for *that* model) with the budget, ``δ0``, the calibration's settings and
+    ``bound``: ``"upper"``, or ``"lower"`` for the ε of a realizable instance (no smaller ε can hold)."""
 
     eps0: float = math.nan
     delta: float = math.nan
     settings: dict = field(default_factory=dict)
+    bound: str = "upper"
 
     @property
     def ratio(self) -> float:
         """ε spent / ε0 (C3: advanced composition 0.5086; exact accountants far less)."""
         return self.eps / self.eps0
 
+    @property
+    def models_algorithm_2(self) -> bool:
+        """Whether the model accounted is Alg. 2's: K draws with replacement, replace-one neighbours."""
+        return self.sampling is Sampling.FIXED_BATCH_WR and self.neighbouring is Neighbouring.REPLACE_ONE
+
     def __repr__(self) -> str:
-        kind = "upper bound" if self.certified else "estimate"
+        kind = ("lower bound (realizable instance)" if self.bound == "lower" else
+                "upper bound" if self.certified else "estimate")
+        whose = ("Alg. 2's model" if self.models_algorithm_2 else
+                 "the one-pass Alg. 1's model" if self.accountant.startswith("onepass") else "not Alg. 2's model")
         return (f"SpendResult(eps={self.eps:.6g} = {self.ratio:.4g}·eps0 at delta={self.delta:.3g}; {self.accountant}: "
-                f"{self.sampling}; {self.neighbouring}; {kind})")
+                f"{self.sampling}; {self.neighbouring}; {kind}; {whose})")
 
 
-def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "pld",
+def _with_replacement_sum_test(L: float, *, R: int, n: int, K: int, sigma: float, delta: float) -> float:
+    r"""A lower bound on the ε (at δ) of Alg. 2 with replacement: the largest ``ln((P(S) − δ)/Q(S))`` over
+    threshold events ``S`` of one realizable instance.
+
+    Instance: ``f(w, x) = ⟨w, x⟩`` (convex, L-Lipschitz), every record ``x = −L e1`` in ``X'``, record j
+    ``+L e1`` in ``X``. The gradients do not depend on w, so the R rounds are independent; the first
+    coordinates' sum over the rounds is ``N(0, Rσ²)`` under ``X'`` (after removing the constant ``−RL``) and
+    ``N(2LM/K, Rσ²)`` given ``M ~ Bin(RK, 1/n)`` copies of record j under ``X``. Every (ε, δ)-DP guarantee
+    must satisfy ``P(S) ≤ e^ε Q(S) + δ`` for the events ``{sum > t}`` (X against X') and ``{sum < t}`` (X'
+    against X). ``P`` and ``Q`` are exact normal and binomial sums; the binomial tail beyond ``M_max`` is dropped
+    from a numerator and added to a denominator, so the result stays a lower bound.
+    """
+    from scipy import optimize, stats  # noqa: PLC0415
+
+    RK, p = R * K, 1.0 / n
+    mean, sd = RK * p, math.sqrt(RK * p * (1.0 - p))
+    m_max = int(min(RK, math.ceil(mean + 12.0 * sd + 30.0)))
+    M = np.arange(m_max + 1)
+    pm = stats.binom.pmf(M, RK, p)
+    tail = float(stats.binom.sf(m_max, RK, p))
+    s, step = math.sqrt(R) * sigma, 2.0 * L / K
+
+    def eps_above(t):  # X against X': S = {sum > t}
+        P = float(np.sum(pm * stats.norm.sf((t - step * M) / s)))
+        return math.log((P - delta) / stats.norm.sf(t / s)) if P > delta else -math.inf
+
+    def eps_below(t):  # X' against X: S = {sum < t}
+        P = float(stats.norm.cdf(t / s))
+        Q = float(np.sum(pm * stats.norm.cdf((t - step * M) / s))) + tail
+        return math.log((P - delta) / Q) if P > delta else -math.inf
+
+    best = 0.0
+    for f in (eps_above, eps_below):
+        grid = s * np.linspace(-12.0, 12.0, 2401)
+        vals = np.array([f(t) for t in grid])
+        i = int(np.argmax(vals))
+        best = max(best, float(vals[i]))
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+        res = optimize.minimize_scalar(lambda t: -f(t), bounds=(lo, hi), method="bounded", options=dict(xatol=1e-10 * s))
+        if np.isfinite(res.fun):
+            best = max(best, -float(res.fun))
+    return best
+
+
+def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "wr_rdp",
                          discretization: float = PLD_DISCRETIZATION) -> SpendResult:
-    """The ε (at δ0) that an accountant certifies for Alg. 2 run with Thm D.1's σ² (:func:`sigma2_noisy_mbsgd`).
+    """The ε (at δ0) of Alg. 2 run with Thm D.1's σ² (:func:`sigma2_noisy_mbsgd`), under one accountant and model.
 
-    Per round a silo releases ``(1/K)Σ_{j∈batch} ∇f(w, x_j) + N(0, σ² I)``; over R rounds the silo's transcript
-    is the composition (later rounds depend on earlier ones only through public messages). The ratio
-    ``z = σ/(2L/K)`` of noise std to the replace-one sensitivity of the batch mean is the noise multiplier.
-    ``K`` defaults to ``⌈K_min⌉`` and must satisfy K_min ≤ K ≤ n. dp_accounting has no sampled-with-replacement
-    event, so the sampling and relation are explicit (also on the result):
+    Per round a silo releases ``(1/K)Σ_{k≤K} ∇f(w, x_{i_k}) + N(0, σ² I)``, the ``i_k`` drawn uniformly **with
+    replacement** (Alg. 2); over R rounds the silo's transcript is the composition (later rounds depend on earlier
+    ones only through public messages). The ratio ``z = σ/(2L/K)`` of noise std to the replace-one sensitivity of
+    the batch mean is the noise multiplier. ``K`` defaults to ``⌈K_min⌉`` and must satisfy K_min ≤ K ≤ n.
+    dp_accounting accounts no sampling with replacement, so each accountant states its sampling and relation
+    (also on the result, with :attr:`SpendResult.models_algorithm_2` and :attr:`SpendResult.bound`):
 
-    * ``"pld"``: Poisson sampling at rate K/n, replace-one (each record contributes ≤ L/K to the mean, so a
-      replacement moves it by ≤ 2L/K when sampled). dp_accounting's PLD, pessimistic: a certified upper bound.
-      Its REPLACE_ONE Gaussian reads σ_lib with contributions ±1, i.e. sensitivity 2 (probed by
-      :func:`~dptheory.accounting.dpsgd.replace_one_sensitivity`), so σ_lib = z·2.
+    * ``"wr_rdp"`` (default; **Alg. 2's model, an upper bound**): write the noise as ``(1/K)Σ_k ν_k``,
+      ``ν_k ~ N(0, Kσ² I)``: the round is a post-processing of the K releases ``∇f(w, x_{i_k}) + ν_k``, each "one
+      record drawn uniformly from n, Gaussian of std √K σ, replace-one sensitivity 2L". dp_accounting's RDP for
+      ``SampledWithoutReplacementDpEvent(n, 1, ·)`` (a sample of one: with and without replacement coincide;
+      Wang–Balle–Kasiviswanathan 2019), composed K·R times. The split costs little at K ≈ 1 and much at large K.
+    * ``"wr_lower"`` (**Alg. 2's model, a lower bound**): a realizable instance and a threshold test on it
+      (:func:`_with_replacement_sum_test`): Alg. 2 cannot be (ε, δ0)-DP for a smaller ε.
+    * ``"pld"``: Poisson sampling at rate K/n, replace-one (each record contributes ≤ L/K to the mean).
+      dp_accounting's PLD, pessimistic: an upper bound **for Poisson sampling only**, below Alg. 2's realizable
+      lower bound at small R. Its REPLACE_ONE Gaussian reads σ_lib with contributions ±1, i.e. sensitivity 2
+      (probed by :func:`~dptheory.accounting.dpsgd.replace_one_sensitivity`), so σ_lib = z·2.
     * ``"rdp_wor"``: a fixed batch of K drawn without replacement, replace-one, sensitivity 2L/K (the model of
-      the subsampling lemma the paper cites); RDP (Wang–Balle–Kasiviswanathan), certified. The library's RDP
-      REPLACE_ONE Gaussian assumes sensitivity 1, so σ_lib = z.
-    * ``"pld_wr"``: Alg. 2's sampling with replacement (multiplicity ~ Bin(K, 1/n)) as a mixture of Gaussians,
-      under the weaker relation "replace one record by a null record" (the library supports no replace-one
-      with-replacement model); certified for that relation only.
+      the subsampling lemma the paper cites, errata 002 §8 #20); RDP (Wang–Balle–Kasiviswanathan), an upper
+      bound for that model only. The library's RDP REPLACE_ONE Gaussian assumes sensitivity 1, so σ_lib = z.
+    * ``"pld_wr"``: sampling with replacement (multiplicity ~ Bin(K, 1/n)) as a mixture of Gaussians, under the
+      weaker relation "replace one record by a null record" (dp_accounting's REPLACE_SPECIAL): not Alg. 2's
+      replace-one relation.
     * ``"advanced"``: the paper's own total: Dwork–Roth Thm 3.20 on the per-round (ε̃, δ̃) with slack δ0/2.
+
+    :func:`spend_bracket` returns the two Alg. 2 bounds together.
 
     >>> spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=1e-6, accountant="advanced").ratio  # doctest: +ELLIPSIS
     0.5086...
@@ -730,7 +822,7 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "pl
     if accountant not in SPEND_ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {SPEND_ACCOUNTANTS}, got {accountant!r}")
     L = _pos("L", L)
-    R = check_int("R", R, 1)
+    R = _rounds(R)
     n = check_int("n", n, 1)
     delta0 = _delta("delta0", delta0)
     sigma2 = sigma2_noisy_mbsgd(L, R=R, n=n, eps0=eps0, delta0=delta0)  # validates eps0
@@ -748,14 +840,22 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "pl
     sigma = math.sqrt(sigma2)
     z = sigma * K / (2.0 * L)  # noise std / replace-one sensitivity of the batch mean
     q = K / n
-    sampling, neighbouring, certified = _SPEND_MODELS[accountant]
+    sampling, neighbouring, certified, bound = _SPEND_MODELS[accountant]
     settings = dict(L=L, R=R, n=n, K=K, sigma2=sigma2, noise_multiplier=z, q=q)
     if accountant == "advanced":
         eps = calibration_chain(L, R=R, n=n, K=K, eps0=eps0, delta0=delta0).eps_total
+    elif accountant == "wr_lower":
+        eps = _with_replacement_sum_test(L, R=R, n=n, K=K, sigma=sigma, delta=delta0)
     else:
         dpa = dp_accounting_module()
         rel = dpa.NeighboringRelation
-        if accountant == "pld":
+        if accountant == "wr_rdp":
+            z_draw = math.sqrt(K) * sigma / (2.0 * L)  # one draw: std √K σ, replace-one sensitivity 2L
+            settings["noise_multiplier_per_draw"] = z_draw
+            sub = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(
+                n, 1, dpa.GaussianDpEvent(z_draw * replace_one_sensitivity()["rdp"])), K)
+            acc = rdp_accountant(rel.REPLACE_ONE)
+        elif accountant == "pld":
             sub = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z * replace_one_sensitivity()["pld"]))
             acc = pld_accountant(rel.REPLACE_ONE, discretization)
         elif accountant == "rdp_wor":
@@ -771,7 +871,39 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "pl
             sub = MixtureOfGaussiansDpEvent(sigma, list(m[keep] * L / K), list(p[keep] / p[keep].sum()))
             acc = pld_accountant(rel.REPLACE_SPECIAL, discretization)
         eps = accountant_epsilon(acc, dpa.SelfComposedDpEvent(sub, R), delta0)
-    return SpendResult(float(eps), accountant, sampling, neighbouring, certified, eps0=eps0, delta=delta0, settings=settings)
+    return SpendResult(float(eps), accountant, sampling, neighbouring, certified, eps0=eps0, delta=delta0,
+                       settings=settings, bound=bound)
+
+
+@dataclass(frozen=True)
+class SpendBracket:
+    """What Alg. 2 with Thm D.1's σ² spends, in its own model (K draws with replacement, replace-one): the true
+    ε at δ0 lies in ``[lower.eps, upper.eps]`` (:func:`spend_bracket`)."""
+
+    lower: SpendResult
+    upper: SpendResult
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return self.lower.eps, self.upper.eps
+
+    def __repr__(self) -> str:
+        s = self.lower.settings
+        return (f"SpendBracket(Alg. 2 at R={s['R']}, K={s['K']}, n={s['n']}: eps in [{self.lower.eps:.4g}, "
+                f"{self.upper.eps:.4g}] = [{self.lower.ratio:.4g}, {self.upper.ratio:.4g}]·eps0 at delta0="
+                f"{self.lower.delta:.3g}; lower: realizable instance, upper: RDP of per-draw Gaussians)")
+
+
+def spend_bracket(L, *, R, n, eps0, delta0, K=None) -> SpendBracket:
+    """``[lower, upper]`` on the ε (at δ0) of Alg. 2 with Thm D.1's σ², sampling with replacement, replace-one:
+    :func:`spent_by_calibration` with ``accountant="wr_lower"`` and ``"wr_rdp"``.
+
+    >>> b = spend_bracket(1, R=10, n=1000, eps0=1.0, delta0=1e-6)   # K = ⌈K_min⌉ = 15
+    >>> [round(x, 3) for x in b.interval]
+    [0.029, 0.307]
+    """
+    kw = dict(R=R, n=n, eps0=eps0, delta0=delta0, K=K)
+    return SpendBracket(spent_by_calibration(L, accountant="wr_lower", **kw), spent_by_calibration(L, accountant="wr_rdp", **kw))
 
 
 def spent_by_onepass(eps0, *, delta0, method: str = "gdp") -> SpendResult:
