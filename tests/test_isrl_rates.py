@@ -16,6 +16,7 @@ import sympy as sp
 
 from dptheory.data import golden
 from dptheory.hypotheses import ConditionError, TheoremCheck
+from dptheory.isrl import calibration as cal
 from dptheory.isrl import registry as ir
 from dptheory.isrl.registry import (D, L, M, N, beta, d, delta, delta0, eps, eps0, kappa, mu, n, phi)
 
@@ -416,6 +417,36 @@ def test_figure3_marks_the_corrections_and_keeps_the_printed_cells():
     assert close(valued[4].values["prior_rounds"], G("C18.girgis")) and "upper @ point" in valued.render_markdown()
 
 
+@pytest.mark.parametrize("point", [dict(L=1.0, D=1.0, n=1000, M=100, N=100, d=100, eps0=1.0, mu=1.0),
+                                   dict(L=2.5, D=0.3, n=50_000, M=7, N=7, d=3, eps0=0.2, mu=0.05),
+                                   dict(L=0.1, D=40.0, n=300, M=1, N=2, d=10_000, eps0=20.0, mu=3.0)])
+def test_privacy_terms_are_lemma_D6_with_the_calibrated_sigma2(point):
+    """Thms 2.1 and 4.1: the privacy term is Lemma D.6's D·√(dσ²/(MR)) (convex) or dσ²/(μMR) (SC) with Thm D.1's σ²
+    from the calibration code, up to a factor of logs and constants alone: 16·√(ln(2.5R/δ0)ln(2/δ0)/ln(1/δ0)) and
+    its square."""
+    R, d0 = 1000, 1e-6
+    s2 = cal.sigma2_noisy_mbsgd(point["L"], R=R, n=point["n"], eps0=point["eps0"], delta0=d0)
+    factor = 16 * math.sqrt(math.log(2.5 * R / d0) * math.log(2 / d0) / math.log(1 / d0))
+    cvx = point["D"] * math.sqrt(point["d"] * s2 / (point["M"] * R))
+    sc = point["d"] * s2 / (point["mu"] * point["M"] * R)
+    for key, block, f in (("isrl_iid_cvx_up", cvx, factor), ("isrl_erm_cvx_up", cvx, factor),
+                          ("isrl_iid_sc_up", sc, factor**2), ("isrl_erm_sc_up", sc, factor**2)):
+        assert block == pytest.approx(f * ir.rate(key).evaluate(**point, delta0=d0).terms["priv"], rel=1e-12), key
+
+
+def test_thm31_proof_terms_balance_at_the_calibrated_batch_size():
+    """Thm 3.1 (E.1): at K = calibration.onepass_batch_convex the proof's βD²K²/n² and LD√(d ln(1/δ0))/(ε0√(KnM))
+    both equal eq. (30)'s privacy term, and √K·vD/√(nM)·√((N−M)/(N−1)) its heterogeneity term."""
+    q = dict(L=1.3, D=0.7, beta=2.0, n=1000, N=100, M=40, d=100, eps0=1.0, v=0.5, phi=1.0)
+    K = cal.onepass_batch_convex(q["L"], beta=q["beta"], D=q["D"], n=q["n"], d=q["d"], eps0=q["eps0"], delta0=1e-6, M=q["M"])
+    t = ir.rate("isrl_noniid_cvx_up").evaluate(**q, delta0=1e-6).terms
+    assert q["beta"] * q["D"] ** 2 * K**2 / q["n"] ** 2 == pytest.approx(t["priv"], rel=1e-12)
+    noise = q["L"] * q["D"] * math.sqrt(q["d"] * math.log(1e6)) / (q["eps0"] * math.sqrt(K * q["n"] * q["M"]))
+    assert noise == pytest.approx(t["priv"], rel=1e-12)
+    het = math.sqrt(K) * q["v"] * q["D"] / math.sqrt(q["n"] * q["M"]) * math.sqrt((q["N"] - q["M"]) / (q["N"] - 1))
+    assert het == pytest.approx(t["hetero"], rel=1e-12)
+
+
 def test_verify_script_passes_and_writes_its_files(tmp_path):
     from verify import isrl_rates
 
@@ -427,6 +458,20 @@ def test_verify_script_passes_and_writes_its_files(tmp_path):
     assert {c.id.split(".")[0] for c in claims} >= {"C5", "C6", "C7", "C8", "C9", "C10", "C11", "C13", "C14", "C15",
                                                      "C16", "C17", "C18", "C26", "C28", "C29", "C34"}
     assert all(c.paper == "seed 002" for c in claims)
+    # digest numbers are regression values (computed from the same formulas); a short print that is exact is
+    # compared to floating point, not to half a unit of one digit (no rtol of 0.5 or 0.05)
+    assert {c.kind for c in claims} == {"regression", "cross-check"}
+    assert max(c.rtol for c in claims if c.rtol is not None) < 0.02
+    assert all(c.kind == "regression" for c in claims if c.id.split(".")[0] in ("C5", "C6", "C7", "C11", "C13", "C17", "C18"))
+    # every theorem family of the registry has a cross-check by another route (module docstring of verify/isrl_rates)
+    xfamilies = {c.id.split(".")[1] for c in claims if c.kind == "cross-check" and c.id.startswith("xcheck.")}
+    assert {"isrl_iid_cvx_up", "isrl_iid_sc_up", "isrl_iid_cvx_explicit", "isrl_iid_cvx_lo", "isrl_noniid_cvx_up",
+            "isrl_noniid_sc_up", "isrl_erm_cvx_up", "isrl_erm_sc_up", "isrl_erm_cvx_lo", "isrl_erm_sc_lo",
+            "sdp_noniid_cvx_up", "unbalanced_cvx_up", "cross_device", "rounds"} <= xfamilies
+    assert {"C8.cvx.identity", "C9.identity", "C28.n1"} <= {c.id for c in claims if c.kind == "cross-check"}
+    # C26's (eps0, delta0) come from the library's conversion, not from the script's own arithmetic
+    c26 = {c.id: c for c in claims if c.id.startswith("C26.")}
+    assert c26["C26.eps0"].measured == cal.user_to_isrl(1.0, delta=1e-6, n=100)[0]
     assert "Figure 3" in (tmp_path / "isrl_figure3_table.md").read_text()
     assert (tmp_path / "isrl_rate_table.png").stat().st_size > 10_000
     assert not list(tmp_path.glob(".*.tmp"))
