@@ -10,7 +10,12 @@ Every simulation runs Noisy ISRL-DP MB-SGD (Alg. 2; :mod:`dptheory.isrl.simulati
    Stich's step and weights, Lemma D.5). Sweeps in ``n``, ``ε0``, ``M`` (``N = 40``) and ``d``. Runs of a sweep
    share their algorithmic random numbers (common random numbers), except across ``d`` where the shapes
    differ. The ``M`` and ``d`` sweeps, which need more seeds (partial / no common random numbers), run at
-   ``(n, ε0) = (1000, 8)``: the same ``σ²`` and ``K`` as ``(8000, 1)`` with 8× less data to generate. Claims per sweep: (a) the
+   ``(n, ε0) = (1000, 8)``: the same ``σ²`` and ``K`` as ``(8000, 1)`` with 8× less data to generate. ε0 enters
+   Alg. 2 only through σ² ∝ 1/(nε0)², so an ε0 sweep at the n sweep's base n = 8000 over ε0 = 0.5…4 would rerun
+   the n sweep's σ² grid (nε0 = 4000…32000) with the same random numbers; the ε0 sweep therefore runs at
+   ``n = 2000``, ``ε0 = 3, 6, 12, 24`` (nε0 = 6000…48000: a σ² grid disjoint from the n sweep's, up to ε0 near
+   Thm D.1's limit 2 ln(2/δ0) = 29) with its own random numbers: it tests the σ² → excess map at fixed data,
+   which the n sweep confounds with the data size. Claims per sweep: (a) the
    fitted log-log slope lies within ±0.12 of the elasticity of Thm 2.1's privacy term (−2, −2, −1, +1, read
    from :mod:`dptheory.isrl.registry`) — the digest's tolerance, kept because the exact slopes themselves differ
    from the asymptotic elasticity by up to ~0.07 (the ``ln(μ²r₀R²/c)`` of Stich's step depends on ``σ²``:
@@ -25,13 +30,15 @@ Every simulation runs Noisy ISRL-DP MB-SGD (Alg. 2; :mod:`dptheory.isrl.simulati
    ``d = 10``, ``N = M = 10``, ``ε0 = 0.1``, Thm D.1's convex ``R`` and ``η``): slope −1 ± 0.12 in ``n``.
 4. **Explicit-constant convex bound** (errata 002 §4.1, Lemma D.2 + D.6): for the step ``η ≤ 1/β`` used,
    ``E F(ŵ) − F⋆ ≤ 2L²Rη/(nM) + D²/(2ηR) + (η/2)(dσ²/M + L²)`` (with Thm D.1's σ² the last term is the
-   digest's ``(ηL²/2)(256dR ln(2.5R/δ0) ln(2/δ0)/(Mn²ε0²) + 1)``): every seed below it, on the hard family and
-   on ℓ2-regularised logistic regression (exact ``F`` by enumeration).
+   digest's ``(ηL²/2)(256dR ln(2.5R/δ0) ln(2/δ0)/(Mn²ε0²) + 1)``), on the hard family and on ℓ2-regularised
+   logistic regression (exact ``F`` by enumeration). **Informational**: at these sizes the bound is 10³–10⁴ times
+   the largest excess risk (above the trivial bound LD itself: the proof's constants, 16 and two logs), so it
+   cannot fail; each claim reports the ratio.
 5. **Identities**: the silo-sampling variance factor (C22) with the simulator's own subset sampler, fixed and
    random participation; ``E‖ū_r‖² = dσ²/M`` under ``M_r ~ Unif{1..10}`` (C23, ``M = 3.4142``); the exact
    expectation with heterogeneity and partial/random participation (Lemma E.3's silo-sampling term inside
    the algorithm); uniform stability (C24, Lemma D.2) — coupled runs on neighbouring data sets: the mean
-   ``‖w_R − w'_R‖`` equals its exact value and lies below ``4L/(μ(nM − 1))``.
+   ``‖w_R − w'_R‖`` equals its exact value, and lies below ``4L/(μ(nM − 1))`` (informational: 13× below).
 6. **Informational**: one-pass multi-stage accelerated MB-SGD (Alg. 1, App. E.1, corrected ``ν_k``) and
    ISRL-DP local SGD (App. I, step tuned non-privately on a grid as the paper does) against Noisy MB-SGD at
    the same (ε0, δ0) on a heterogeneous quadratic; the simulator's throughput against raw generation of the
@@ -102,6 +109,7 @@ class _Sizes:
     n_d: int
     eps_d: float
     ns: tuple
+    n_eps: int
     eps: tuple
     Ms: tuple
     N_M: int
@@ -118,11 +126,11 @@ class _Sizes:
 def _sizes(quick: bool) -> _Sizes:
     if quick:
         return _Sizes(R=300, seeds=16, seeds_M=64, seeds_d=256, n_base=8000, n_d=1000, eps_d=8.0, ns=(4000, 8000, 16000, 32000),
-                      eps=(0.5, 1.0, 2.0, 4.0), Ms=(5, 10, 20, 40), N_M=40, ds=(5, 10, 20, 40),
+                      n_eps=2000, eps=(3.0, 6.0, 12.0, 24.0), Ms=(5, 10, 20, 40), N_M=40, ds=(5, 10, 20, 40),
                       stat_ns=(250, 500, 1000, 2000), stat_R=300, stat_seeds=64, lin_ns=(125, 250, 500, 1000),
                       lin_seeds=32, logistic_n=400, compare_n=4000)
     return _Sizes(R=1000, seeds=64, seeds_M=128, seeds_d=512, n_base=8000, n_d=1000, eps_d=8.0, ns=(4000, 8000, 16000, 32000),
-                  eps=(0.5, 1.0, 2.0, 4.0), Ms=(5, 10, 20, 40), N_M=40, ds=(5, 10, 20, 40),
+                  n_eps=2000, eps=(3.0, 6.0, 12.0, 24.0), Ms=(5, 10, 20, 40), N_M=40, ds=(5, 10, 20, 40),
                   stat_ns=(500, 1000, 2000, 4000), stat_R=500, stat_seeds=128, lin_ns=(125, 250, 500, 1000),
                   lin_seeds=64, logistic_n=1000, compare_n=8000)
 
@@ -141,7 +149,7 @@ def _execute(jobs: dict, executor: Executor | None) -> dict:
 def _c12_points(sz: _Sizes):
     """``{panel: [(x, kwargs of noisy_mbsgd)]}``; K = ⌈max K_min⌉ over each sweep (common random numbers)."""
     base = dict(n=sz.n_base, eps0=1.0, M=10, N=10, d=10)
-    sweeps = {"n": [dict(base, n=v) for v in sz.ns], "eps0": [dict(base, eps0=v) for v in sz.eps],
+    sweeps = {"n": [dict(base, n=v) for v in sz.ns], "eps0": [dict(base, eps0=v, n=sz.n_eps) for v in sz.eps],
               "M": [dict(base, M=v, N=sz.N_M, n=sz.n_d, eps0=sz.eps_d) for v in sz.Ms], "d": [dict(base, d=v, n=sz.n_d, eps0=sz.eps_d) for v in sz.ds]}
     out = {}
     for panel, pts in sweeps.items():
@@ -152,7 +160,7 @@ def _c12_points(sz: _Sizes):
             s2 = sigma2_noisy_mbsgd(problem.L, R=sz.R, n=p["n"], eps0=p["eps0"], delta0=DELTA0)
             kw = dict(problem=problem, N=p["N"], n=p["n"], K=K, sigma2=s2, M=p["M"],
                       schedule=sc_schedule(problem, R=sz.R, sigma2=s2, M=p["M"]),
-                      seeds={"d": sz.seeds_d, "M": sz.seeds_M}.get(panel, sz.seeds), seed=2002)
+                      seeds={"d": sz.seeds_d, "M": sz.seeds_M}.get(panel, sz.seeds), seed=2012 if panel == "eps0" else 2002)
             rows.append((p[panel], p, kw))
         out[panel] = rows
     return out
@@ -181,13 +189,13 @@ def _slope_claims(tag, where, panel, xs, sims, exacts, elasticity, why_elasticit
               f"fitted log-log slope of the simulated excess risk in {panel} (bootstrap {100 * BOOT_LEVEL:g}% CI "
               f"[{fit.low:.3f}, {fit.high:.3f}]; exact-expectation slope {exact_slope:.3f}) vs the elasticity "
               f"{elasticity:g} of {why_elasticity}",
-              elasticity, fit.slope, bounds=(elasticity - SLOPE_TOL, elasticity + SLOPE_TOL),
+              elasticity, fit.slope, bounds=(elasticity - SLOPE_TOL, elasticity + SLOPE_TOL), kind="cross-check",
               tolerance_why="±0.12 (digest protocol): Stich's step carries ln(R²/c), c ∝ σ², a log factor Õ hides "
                             "(the exact slope itself is off by up to ~0.07)"),
         Claim(f"{tag}.slope_exact.{panel}", PAPER, where,
               f"slope of the exact expected excess risk in {panel} inside the simulated slope's paired-bootstrap "
               f"interval (simulated {fit.slope:.4f})",
-              exact_slope, fit.slope, interval=(fit.low, fit.high),
+              exact_slope, fit.slope, interval=(fit.low, fit.high), kind="cross-check",
               tolerance_why=f"{100 * BOOT_LEVEL:g}% percentile bootstrap over seeds (paired: common random numbers)"),
     ]
     return claims, fit, exact_slope
@@ -203,7 +211,7 @@ def _point_claims(tag, where, panel, xs, sims, exacts, z):
             f"(projection rate {proj:.2g}{'' if proj == 0 else ': Π_W acted, the exact formula does not apply'})",
             ex, sim.mean, interval=(sim.mean - z * sim.stderr, sim.mean + z * sim.stderr),
             tolerance_why=f"{z:.2f} SE: Student-t, Bonferroni 5% family-wise over every exact-expectation claim",
-            informational=proj > 0))
+            kind="informational" if proj > 0 else "cross-check"))
     return claims
 
 
@@ -260,7 +268,7 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
         claims.append(Claim(f"isrl.C22.silo_sampling.{tag}", PAPER, "Lemma E.3 / F.1 (C22)",
                             f"E‖(1/M_r)Σ_(i∈S_r) y_i − ȳ‖² with the simulator's subset sampler ({trials} draws) equals "
                             f"(N−M)/((N−1)M)·(1/N)Σ‖y_i − ȳ‖², N = 10, M = {M_h:.4g}",
-                            pred, mean, interval=(mean - z * se, mean + z * se),
+                            pred, mean, interval=(mean - z * se, mean + z * se), kind="cross-check",
                             tolerance_why=f"{z:.2f} SE (Bonferroni over 3 identity claims)"))
 
     # C23 + Lemma E.3 inside the algorithm: random participation, heterogeneous quadratic
@@ -278,7 +286,7 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
     claims.append(Claim("isrl.C23.noise_energy", PAPER, "Alg. 2, Assumption 1.4 (C23)",
                         f"simulated E‖ū_r‖² (per-silo noise averaged over S_r, M_r ~ Unif{{1..10}}) equals dσ²/M with "
                         f"1/M = E[1/M_r] (M = {M_h:.4f})", pred, float(nsq.mean()),
-                        interval=(nsq.mean() - z * se, nsq.mean() + z * se),
+                        interval=(nsq.mean() - z * se, nsq.mean() + z * se), kind="cross-check",
                         tolerance_why=f"{z:.2f} SE across {nsq.size} seeds (Bonferroni over 3 identity claims)"))
     ex = _exact(kw)
     proj = sim.diagnostics["projection_rate"]
@@ -287,7 +295,7 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
                         f"expectation (silo-sampling term (N−M)/((N−1)M)·v² inside); projection rate {proj:.2g}",
                         ex, sim.mean, interval=(sim.mean - z_exact * sim.stderr, sim.mean + z_exact * sim.stderr),
                         tolerance_why=f"{z_exact:.2f} SE: Student-t, Bonferroni 5% family-wise over the {n_exact} "
-                                      f"exact-expectation claims", informational=proj > 0))
+                                      f"exact-expectation claims", kind="informational" if proj > 0 else "cross-check"))
 
     # C24: uniform stability by coupling
     p24 = SCQuadratic(d=5, radius=RADIUS)
@@ -299,11 +307,13 @@ def _identity_claims(sz: _Sizes, quick: bool, z_exact: float, n_exact: int) -> l
     claims.append(Claim("isrl.C24.stability_exact", PAPER, "Lemma D.2 (C24)",
                         f"coupled runs on neighbouring data (n = 100, N = M = 5, K = 10, d = 5, η = 0.1, R = 200): "
                         f"mean ‖w_R − w'_R‖ over {st.final.size} seeds equals E‖Δx‖(1 − (1−η)^R)/(nN)",
-                        ex, st.mean, interval=(lo, hi),
+                        ex, st.mean, interval=(lo, hi), kind="cross-check",
                         tolerance_why=f"{z_exact:.2f} SE: Bonferroni 5% family-wise over the {n_exact} exact-expectation claims"))
     claims.append(Claim("isrl.C24.stability_bound", PAPER, "Lemma D.2 (C24)",
-                        f"mean ‖w_R − w'_R‖ ≤ 4L/(μ(nM − 1)) (L = {p24.L:g}; largest seed {st.final.max():.3g})",
-                        bound, st.mean, bounds=(0.0, bound), tolerance_why="the lemma's inequality (in expectation)"))
+                        f"mean ‖w_R − w'_R‖ ≤ 4L/(μ(nM − 1)) (L = {p24.L:g}; largest seed {st.final.max():.3g}): the bound is "
+                        f"{bound / st.mean:.3g}× the mean, so it cannot fail here (the sharp check is "
+                        f"isrl.C24.stability_exact)", bound, st.mean, bounds=(0.0, bound), kind="informational",
+                        tolerance_why="the lemma's inequality (in expectation), far from tight: reported only"))
     return claims
 
 
@@ -370,7 +380,7 @@ def _comparison_claims(sz: _Sizes, quick: bool) -> list[Claim]:
                             f"{name} on the heterogeneous quadratic (v² = {problem.v2:.3g}, N = 10, M = 5, n = {n}, "
                             f"ε0 = 1, δ0 = 1e-6; {how}): excess risk {res.mean:.4g} ± {res.stderr:.2g} (predicted: Noisy "
                             f"MB-SGD with Thm D.1's calibration)", mb.mean, res.mean, bounds=(0.0, math.inf),
-                            tolerance_why="comparison only (different calibrations and schedules)", informational=True))
+                            tolerance_why="comparison only (different calibrations and schedules)", kind="informational"))
     return claims
 
 
@@ -393,7 +403,7 @@ def _throughput(quick: bool) -> tuple[Claim, dict]:
                   f"Noisy MB-SGD ({S} seeds × {N} silos × K = {K} records × d = {d}, R = {R}, n = {n}; {bk.name}): "
                   f"{work / t_sim:.3g} seed·silo·record·coordinate updates/s; {t_sim:.2f} s vs {t_raw:.2f} s to draw "
                   f"the same signs, uniforms and normals raw (ratio = measured)",
-                  1.0, t_sim / t_raw, bounds=(0.0, math.inf), tolerance_why="timing, reported only", informational=True)
+                  1.0, t_sim / t_raw, bounds=(0.0, math.inf), tolerance_why="timing, reported only", kind="informational")
     return claim, info
 
 
@@ -422,7 +432,7 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
     z = family_quantile(n_exact, min(sz.seeds, sz.stat_seeds) - 1)
     sc_rate = isrl.rate("isrl_iid_sc_up")
     fig, axes = plt.subplots(1, 4, figsize=(18, 4.2))
-    labels = {"n": "records per silo n", "eps0": r"$\varepsilon_0$",
+    labels = {"n": "records per silo n", "eps0": rf"$\varepsilon_0$ (n = {sz.n_eps})",
               "M": rf"silos per round M (N = 40; n = {sz.n_d}, $\varepsilon_0$ = {sz.eps_d:g})",
               "d": rf"dimension d (n = {sz.n_d}, $\varepsilon_0$ = {sz.eps_d:g}: the σ² of n = {sz.n_base}, $\varepsilon_0$ = 1)"}
     titles = {"n": "vs n", "eps0": r"vs $\varepsilon_0$", "M": "vs M", "d": "vs d"}
@@ -478,13 +488,17 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
     claims.append(Claim("isrl.C33.slope.n", PAPER, "Thm 2.1/2.2 (convex), hard family (C33)",
                         f"slope in n of the excess risk on the hard linear family at τ ∝ the privacy rate (bootstrap CI "
                         f"[{fit.low:.3f}, {fit.high:.3f}]; excess/(τB) = {rel}) vs the elasticity of Thm 2.1's convex "
-                        f"privacy term", e_lin, fit.slope, bounds=(e_lin - SLOPE_TOL, e_lin + SLOPE_TOL),
+                        f"privacy term", e_lin, fit.slope, bounds=(e_lin - SLOPE_TOL, e_lin + SLOPE_TOL), kind="cross-check",
                         tolerance_why="±0.12 (digest protocol); weakly discriminative: excess ≈ τB (C33)"))
     for (n, kw, bound), sim in zip(lin, sims):
+        worst = float(sim.per_seed.max())
         claims.append(Claim(f"isrl.C31.explicit_bound.linear.n={n}", PAPER, "Thm D.1 proof (Lemmas D.2, D.6; C31)",
-                            f"every seed's excess risk on the hard family (R = {kw['schedule'].R:g}, η = {kw['schedule'].eta:.3g}) "
-                            f"≤ the explicit-constant bound at the η used", bound, float(sim.per_seed.max()),
-                            bounds=(0.0, bound), tolerance_why="the lemmas' inequality, checked seed by seed"))
+                            f"every seed's excess risk on the hard family (R = {kw['schedule'].R:g}, η = {kw['schedule'].eta:.3g}; "
+                            f"largest {worst:.3g}) ≤ the explicit-constant bound at the η used, {bound:.4g} = {bound / worst:.3g}× "
+                            f"the largest and above the trivial bound LD = {kw['problem'].L * kw['problem'].D:g}: "
+                            f"it cannot fail at this size (the proof's constants: 16 and two logs)",
+                            bound, worst, bounds=(0.0, bound), kind="informational",
+                            tolerance_why="the lemmas' inequality, seed by seed; vacuous here, so reported only"))
     sim = res[("logistic",)]
     sch = logistic_kw["schedule"]
     opt = isrl.rate("isrl_iid_cvx_explicit").evaluate(L=logistic_problem.L, D=logistic_problem.D, M=10, R=sch.R,
@@ -493,8 +507,11 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
                         f"every seed's excess risk of ℓ2-regularised logistic regression (d = {logistic_problem.d}, λ = "
                         f"{logistic_problem.lam:g}, exact F by enumeration; Thm D.1's convex R = {sch.R:g}, η = {sch.eta:.3g}; "
                         f"mean {sim.mean:.3g}) ≤ the explicit bound at that η (the η*-optimised large-R form of "
-                        f"isrl.rate('isrl_iid_cvx_explicit'): {float(opt):.3g})", logistic_bound, float(sim.per_seed.max()),
-                        bounds=(0.0, logistic_bound), tolerance_why="the lemmas' inequality, checked seed by seed"))
+                        f"isrl.rate('isrl_iid_cvx_explicit'): {float(opt):.3g}); the bound is "
+                        f"{logistic_bound / float(sim.per_seed.max()):.3g}× the largest seed's excess risk: it cannot fail "
+                        f"at this size", logistic_bound, float(sim.per_seed.max()),
+                        bounds=(0.0, logistic_bound), kind="informational",
+                        tolerance_why="the lemmas' inequality, seed by seed; vacuous here, so reported only"))
 
     claims += _identity_claims(sz, quick, z, n_exact)
     claims += _comparison_claims(sz, quick)
