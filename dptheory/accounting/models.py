@@ -46,13 +46,21 @@ class Neighbouring(_Described):
     REPLACE_ONE = "replace one record (sensitivity 2C)"
     #: one record replaced by a null record of zero contribution (``dp_accounting``'s REPLACE_SPECIAL)
     REPLACE_WITH_NULL = "replace one record by a null record (zero contribution)"
-    #: the Dong–Roth–Su CLT on a fixed batch with sensitivity ``C``, as seed 001 applies it (footnote 18)
-    SENSITIVITY_C = "sensitivity C, as seed 001 applies it (footnote 18)"
+    #: replace one record, but with the released sum's sensitivity taken as ``C``: the Dong–Roth–Su CLT on a fixed
+    #: batch as seed 001 applies it (footnote 18). f-DP's neighbours differ by one replaced record, whose sum moves by
+    #: up to ``2C`` (errata 001 §9 #12), so the number is certified for neither relation: an estimate of a model
+    #: that treats a replaced record like an added or removed one
+    SENSITIVITY_C = "replace one record, counted as sensitivity C (not 2C), as seed 001 applies it (footnote 18)"
 
 
 @dataclass(frozen=True)
 class EpsilonResult:
-    """ε at ``δ`` from one accountant, with the sampling model and neighbouring relation it assumes."""
+    """ε at ``δ`` from one accountant, with the sampling model and neighbouring relation it assumes.
+
+    A discretised accountant (PLD) also says where it stopped: ``discretization`` is the value grid of its privacy
+    loss and ``tolerance`` the relative change of ε over the last halving of that grid (``None``: a grid fixed by
+    the caller, convergence not checked).
+    """
 
     eps: float
     accountant: str
@@ -60,6 +68,9 @@ class EpsilonResult:
     neighbouring: Neighbouring
     certified: bool  # an upper bound on the true ε of that model (False: an estimate)
     interval: tuple[float, float] | None = None  # Monte Carlo only
+    discretization: float | None = None  # PLD only: the privacy-loss grid spacing of ``eps``
+    tolerance: float | None = None  # PLD only: |ε(2d) − ε(d)|/ε(d) at the final d; None where d was fixed, inf where
+    # no halving fitted the grid limit
 
     def __float__(self) -> float:
         return self.eps
@@ -67,4 +78,11 @@ class EpsilonResult:
     def __repr__(self) -> str:
         ci = f", CI [{self.interval[0]:.6g}, {self.interval[1]:.6g}]" if self.interval else ""
         kind = "upper bound" if self.certified else "estimate"
-        return f"EpsilonResult(eps={self.eps:.6g}{ci}; {self.accountant}: {self.sampling}, {self.neighbouring}; {kind})"
+        grid = ""
+        if self.discretization is not None:
+            conv = ("convergence not checked" if self.tolerance is None
+                    else "no halving fitted PLD_MAX_POINTS" if self.tolerance == float("inf")
+                    else f"ε moved {self.tolerance:.1g} (relative) over its last halving")
+            grid = f"; grid {self.discretization:.3g}, {conv}"
+        return (f"EpsilonResult(eps={self.eps:.6g}{ci}; {self.accountant}: {self.sampling}, {self.neighbouring}; "
+                f"{kind}{grid})")
