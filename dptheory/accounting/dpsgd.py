@@ -98,6 +98,8 @@ from .montecarlo import mc_epsilon
 __all__ = [
     "ACCOUNTANTS",
     "PLD_DISCRETIZATION",
+    "PLD_MAX_POINTS",
+    "PLD_RTOL",
     "accountant_epsilon",
     "dp_accounting_module",
     "exact_epsilon",
