@@ -18,6 +18,7 @@ from dptheory.accounting import (
 from dptheory.hypotheses import ConditionError
 from dptheory.proactive import closed_form as cf
 from dptheory.proactive.__main__ import main as cli
+from dptheory.proactive.algorithm1 import SpendBracket, algorithm1_spend, realisable_lower_bound, realisable_pair_delta
 from dptheory.proactive.calculators import phase_calculator, phase_parameters
 from dptheory.proactive.tables import BUDGET_TABLES, CALCULATOR_TABLES
 from dptheory.proactive.theorems import lemmaB3_bound, log_mgf_exact, thm31_check, thmB2_min_eps, thmB4_check
@@ -231,7 +232,8 @@ def test_cli_prints_the_table_and_reports_bad_input(capsys):
 
 def test_accountants_at_table_9_and_their_order():
     q, T = 26.067 / 1e4, 1918
-    eps = {a: exact_epsilon(T9.sigma, q=q, T=T, delta=1e-4, accountant=a, N=1e4) for a in ("pld", "rdp", "clt", "clt_poisson", "rdp_wor")}
+    eps = {a: exact_epsilon(T9.sigma, q=q, T=T, delta=1e-4, accountant=a) for a in ("pld", "rdp", "clt", "clt_poisson")}
+    eps["rdp_wor"] = exact_epsilon(T9.sigma, q=26 / 1e4, T=T, delta=1e-4, accountant="rdp_wor", N=10_000)  # a whole batch
     assert eps["clt"].eps == pytest.approx(0.010527, abs=2e-6)  # the paper's ε_f-DP
     assert eps["pld"].eps == pytest.approx(0.01029, abs=1e-5)
     assert eps["pld"].eps < eps["rdp"].eps < eps["rdp_wor"].eps
@@ -315,3 +317,124 @@ def test_lemma_b3_refuses_a_fractional_moment_order_instead_of_truncating_it():
 def test_calibrate_sigma_refuses_a_fractional_number_of_rounds():
     with pytest.raises(ValueError, match="T must be an integer"):
         calibrate_sigma(1.0, delta=1e-5, q=0.01, T=10.5)
+
+
+def test_phase_parameters_refuses_a_fractional_sample_size_instead_of_truncating_it():
+    with pytest.raises(ValueError, match="s must be an integer"):
+        phase_parameters(3.7, 5e4, 1e4, 0.5)
+    whole = phase_parameters(4.0, 5e4, 1e4, 0.5)
+    assert whole.s == 4 and whole == phase_parameters(4, 5e4, 1e4, 0.5)
+    assert phase_parameters(4, 5e4, 1e4, 0.5).sigma != phase_parameters(3, 5e4, 1e4, 0.5).sigma  # s matters
+
+
+def test_D4_calculator_lists_thm31s_hypotheses_but_not_8_which_T_min_meets_by_construction():
+    r = P.calculator(**TABLE9, variant="paper")
+    assert [c.label for c in r.check.conditions] == ["δ", "ε", "N", "θ", "(7)", "(55)"]
+    # (8) is a real condition elsewhere: at a T below T_min it fails
+    assert not thm31_check(r.eps, r.delta, r.N, r.k, T=0.9 * r.T_min, gamma="paper", variant="paper").holds
+
+
+# --- Algorithm 1 as written: a bracket on its ε (fixed batch, replace-one) --------------------------------
+
+
+def _pair_pld(sigma, q, T, delta, pessimistic):
+    """dp_accounting's PLD of the Poisson add/remove subsampled Gaussian (sensitivity 2, i.e. σ/2), one estimate."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    one = pld.from_gaussian_mechanism(sigma, sensitivity=2.0, pessimistic_estimate=pessimistic,
+                                      value_discretization_interval=1e-5, sampling_prob=q, use_connect_dots=pessimistic)
+    return one.self_compose(T).get_epsilon_for_delta(delta)
+
+
+@pytest.mark.parametrize("sigma, s, N, delta", [(2.0, 100, 1000, 1e-5), (1.0, 10, 10, 1e-3), (6.0, 30, 1000, 1e-4)])
+def test_lower_end_at_one_round_is_the_exact_pair_that_dp_accounting_brackets(sigma, s, N, delta):
+    """T = 1: the statistic S is the whole output, so the closed form is the pair's exact ε; dp_accounting's
+    optimistic and pessimistic PLDs of the Poisson pair at σ/2 (a different algorithm) must sandwich it."""
+    lo = realisable_lower_bound(sigma, s=s, N=N, T=1, delta=delta)
+    opt, pess = _pair_pld(sigma, s / N, 1, delta, False), _pair_pld(sigma, s / N, 1, delta, True)
+    assert opt - 1e-9 <= lo <= pess + 1e-9
+    assert pess - opt < 2e-3 * pess  # the sandwich is tight, so the check has teeth
+
+
+def test_lower_end_at_table_9_is_the_issues_0_024_and_a_post_processing_of_the_pair():
+    """Table 9 (T = 1918, s = 26): 0.02373, below dp_accounting's pessimistic PLD of the whole pair (data processing:
+    S sees less than the pair) and within 0.5% of it (S is nearly sufficient at σ = 19.3, q = 0.0026)."""
+    lo = realisable_lower_bound(T9.sigma, s=26, N=10_000, T=1918, delta=1e-4)
+    pair = _pair_pld(T9.sigma, 26 / 1e4, 1918, 1e-4, True)
+    assert lo == pytest.approx(0.023727, abs=5e-6)
+    assert 0.995 * pair <= lo <= pair
+
+
+def test_lower_end_agrees_with_a_literal_simulation_of_algorithm_1_on_the_pair():
+    """Alg. 1 run as written on d = N records with clipped gradient +C·e₁ and d' = one of them −C·e₁: each round a
+    uniform s-subset (drawn literally, by ranking N uniform keys), U₁ = C·Σ_batch ξ + Cσ·Z; S = Σ_t (U₁ − sC)/(2C).
+    The Monte-Carlo δ(ε) of S (both orders, exact densities as the test's own oracle) contains the closed form."""
+    from scipy import stats
+    from scipy.special import logsumexp
+
+    sigma, s, N, T, eps, C = 2.0, 3, 10, 20, 1.0, 0.7
+    rng = np.random.default_rng(0)
+    n = 20_000
+    xi = np.full(N, C)
+    xi_prime = xi.copy()
+    xi_prime[0] = -C
+    keys = rng.random((n, T, N))
+    in_batch = np.argsort(np.argsort(keys, axis=2), axis=2) < s  # rank < s: the s smallest keys form the batch
+    noise = C * sigma * rng.standard_normal((2, n, T))
+    S_d = ((in_batch * xi).sum(axis=2) + noise[0] - s * C).sum(axis=1) / (2 * C)
+    S_dp = ((in_batch * xi_prime).sum(axis=2) + noise[1] - s * C).sum(axis=1) / (2 * C)
+    tau, j = math.sqrt(T) * sigma / 2, np.arange(T + 1)
+    log_p = lambda x: stats.norm.logpdf(x, 0.0, tau)
+    log_q = lambda x: logsumexp(stats.binom.logpmf(j, T, s / N)[None, :] + stats.norm.logpdf(x[:, None], -j[None, :], tau), axis=1)
+    terms = [np.maximum(0.0, 1 - np.exp(eps - (log_p(S_d) - log_q(S_d)))),     # order (d, d'), under d
+             np.maximum(0.0, 1 - np.exp(eps - (log_q(S_dp) - log_p(S_dp))))]  # order (d', d), under d'
+    mc = [(t.mean(), t.std(ddof=1) / math.sqrt(n)) for t in terms]
+    exact = realisable_pair_delta(eps, sigma, s=s, N=N, T=T)
+    best = max(mc)
+    assert abs(best[0] - exact) <= 4 * best[1], (mc, exact)
+    assert best[1] < 0.05 * exact  # a precise comparison: δ ≈ 0.1 to within a few percent
+    # and the batch membership is what the reduction says: the replaced record is in a round's batch w.p. s/N
+    assert in_batch[:, :, 0].mean() == pytest.approx(s / N, abs=4 * math.sqrt(0.3 * 0.7 / (n * T)))
+
+
+def test_bracket_verdicts_say_undetermined_when_the_target_lies_inside():
+    b = SpendBracket(sigma=19.3, s=26, N=10_000, T=1918, delta=1e-4, lo=0.024, pair_upper=0.0241, hi=0.063)
+    assert [b.verdict(t) for t in (0.0497, 0.07, 0.02, 0.063, 0.024)] == ["undetermined", "holds", "fails", "holds", "undetermined"]
+    assert b.describe(0.0497) == "undetermined: target 0.0497 within [0.024, 0.063]"
+    assert b.describe(0.02).startswith("fails:") and "0.024" in repr(b)
+    with pytest.raises(ValueError, match="eps_target must lie in"):
+        b.verdict(-1.0)
+
+
+def test_bracket_at_table_9_leaves_thm31_undetermined_for_algorithm_1_as_written():
+    b = algorithm1_spend(T9.sigma, s=26, N=10_000, T=1918, delta=1e-4)
+    assert b.lo == pytest.approx(0.023727, abs=5e-6) and b.hi == pytest.approx(0.0630, abs=5e-5)
+    assert b.lo <= b.pair_upper <= b.hi
+    assert b.verdict(P.eps_from_sigma(T9.sigma, 1e-4)) == "undetermined"
+
+
+@pytest.mark.slow
+def test_bracket_is_ordered_on_the_whole_tightness_grid():
+    """Both ends bound the same ε from either side, by independent routes: lower ≤ upper at ⌈T_min⌉ (γ smallest
+    root) on the grid of verify/proactive_tightness.py (N ∈ {10⁴, 6·10⁴}, ε ∈ {.05, .15, .3, .45}, k ∈ {5, 20, 50})."""
+    worst = 0.0
+    for N in (10_000, 60_000):
+        for eps in (0.05, 0.15, 0.3, 0.45):
+            for k in (5, 20, 50):
+                sigma = P.sigma_from_eps(eps, 1 / N)
+                T = math.ceil(cf.T_min(eps, k, cf.gamma_min(sigma, eps / k)))
+                s = round(k * N / T)
+                lo = realisable_lower_bound(sigma, s=s, N=N, T=T, delta=1 / N)
+                hi = exact_epsilon(sigma, q=s / N, T=T, delta=1 / N, accountant="rdp_wor", N=N).eps
+                assert 0 < lo <= hi, (N, eps, k, lo, hi)
+                assert lo <= eps  # no grid point where Alg. 1 provably fails Thm 3.1 (issue 16: closest 0.40 vs 0.45)
+                worst = max(worst, lo / eps)
+    assert 0.8 < worst < 0.9  # the closest point, N = 6·10⁴, ε = 0.45, k = 50: 0.3955/0.45
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(s=26.5), "s must be an integer"), (dict(s=20_000), r"s must lie in \[1, 10000\]"),
+                                             (dict(T=10.5), "T must be an integer"), (dict(N=1e4 + 0.5), "N must be an integer")])
+def test_bracket_refuses_a_fractional_batch_rounds_or_data_set(kwargs, message):
+    args = dict(s=26, N=10_000, T=100, delta=1e-4) | kwargs
+    with pytest.raises(ValueError, match=message):
+        realisable_lower_bound(19.3, **args)

@@ -5,6 +5,9 @@ calculators, and its tightness against exact accountants.
   eq. (55) (printed and corrected, one-step and smallest root), ``T_min``, ``s_max`` and the asymptotic pair;
 * :mod:`.theorems`: Thms 3.1, B.2, B.4 and Lemma B.3 as checks that return every condition with its value;
 * :mod:`.calculators`: the DP calculators of App. D.4 and E.1 (``python -m dptheory.proactive``);
+* :mod:`.algorithm1`: what Alg. 1 *as written* (fixed batch, replace-one) spends, as a bracket: the exact ε of a
+  realisable pair of data sets (lower) and the replace-one RDP bound (upper), with a verdict that says
+  "undetermined" when ε_target lies between them;
 * :mod:`dptheory.accounting` (shared with seed 002, re-exported here as ``dpt.proactive.exact_epsilon`` & co.):
   PLD, RDP, Gaussian-DP CLT, Monte-Carlo and fixed-batch replace-one accountants, each stating its sampling
   model and neighbouring relation; the exact minimal ``T``; δ(ε) from importance-sampled privacy losses;
@@ -23,8 +26,9 @@ from ..accounting import (  # noqa: F401  (seed 001's accountants, called as dpt
     ACCOUNTANTS, EpsilonResult, calibrate_sigma, exact_epsilon, exact_minimal_T, mc_delta, mc_epsilon,
     replace_one_sensitivity,
 )
+from .algorithm1 import *  # noqa: F401,F403
 from .calculators import *  # noqa: F401,F403
 from .closed_form import *  # noqa: F401,F403
 from .theorems import *  # noqa: F401,F403
 from .utility import *  # noqa: F401,F403
-from . import calculators, closed_form, tables, theorems, utility  # noqa: F401
+from . import algorithm1, calculators, closed_form, tables, theorems, utility  # noqa: F401
