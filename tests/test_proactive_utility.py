@@ -72,6 +72,31 @@ def test_step_scales_the_noise(graph):
     np.testing.assert_allclose(g2.ratio_draws, graph.ratio_draws, rtol=0, atol=0)
 
 
+def _z_scores(g):
+    """(simulated − exact)/standard error at every (C, σ > 0): the Monte-Carlo deviation in its own units."""
+    sem = g.ratio_draws.std(axis=2, ddof=1) / np.sqrt(g.ratio_draws.shape[2])
+    exact = np.array([expected_accuracy(w, DATA.X_test, DATA.y_test, g.step * C * g.sigmas) / g.base_accuracy[c]
+                      for c, (C, w) in enumerate(zip(g.C_values, g.weights))])
+    return ((g.ratio - exact) / np.where(sem > 0, sem, np.inf))[:, 1:]
+
+
+def test_fresh_draws_make_each_band_an_independent_interval():
+    """Common draws share one deviation across σ (the bands miss the exact curve together or not at all); fresh
+    draws per (C, σ) decorrelate neighbouring points, and each band still contains the exact value."""
+    sig = np.linspace(0.0, 60.0, 31)
+    common = utility_graph(DATA, C_VALUES, sig, draws=60, seed=5, **TRAIN)
+    fresh = utility_graph(DATA, C_VALUES, sig, draws=60, seed=5, common_draws=False, **TRAIN)
+    assert np.array_equal(fresh.weights, common.weights) and np.all(fresh.ratio_draws[:, 0, :] == 1.0)
+    corr = lambda z: np.corrcoef(z[:, 5:-1].ravel(), z[:, 6:].ravel())[0, 1]  # σ_j against σ_{j+1}, past the flat start
+    assert corr(_z_scores(common)) > 0.7 and abs(corr(_z_scores(fresh))) < 0.4
+    lo, hi = fresh.interval(0.999)
+    exact = np.array([expected_accuracy(w, DATA.X_test, DATA.y_test, fresh.step * C * sig) / fresh.base_accuracy[c]
+                      for c, (C, w) in enumerate(zip(fresh.C_values, fresh.weights))])
+    assert np.mean((lo <= exact) & (exact <= hi)) > 0.95
+    again = utility_graph(DATA, C_VALUES, sig, draws=60, seed=5, common_draws=False, **TRAIN)
+    assert np.array_equal(again.ratio_draws, fresh.ratio_draws) and fresh.settings["common_draws"] is False
+
+
 def test_same_seed_same_numbers_other_seed_other_numbers(graph):
     again = utility_graph(DATA, C_VALUES, SIGMAS, draws=100, seed=7, **TRAIN)
     assert np.array_equal(again.ratio_draws, graph.ratio_draws) and np.array_equal(again.weights, graph.weights)

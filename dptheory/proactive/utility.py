@@ -18,8 +18,11 @@ Procedure, as implemented here:
    ``n = step·C·σ·z``, ``z ~ N(0, I)``, and the per-draw ratio ``acc(w* + n)/acc(w*)`` on the test set, with a
    Student-t confidence interval over draws. ``step = 1`` is App. D.2 literally (``n ~ N(0, C²σ²I)``);
    ``step = η̄_{T−1}`` is the noise that Alg. 1's last round actually puts into the model (its ``U`` carries
-   ``N(0, C²σ²I)`` and is added times ``η̄_{T−1}``). The same ``z`` serve every ``σ`` and every ``C`` (common
-   random numbers: the curves are smooth and their differences are not Monte-Carlo noise).
+   ``N(0, C²σ²I)`` and is added times ``η̄_{T−1}``). By default the same ``z`` serve every ``σ`` and every ``C``
+   (``common_draws=True``, common random numbers: smooth curves whose differences are not Monte-Carlo noise,
+   but whose Monte-Carlo error is *one* shared deviation, so a band that misses the exact curve at one ``σ``
+   misses it at all of them); ``common_draws=False`` draws afresh for every ``(C, σ)``, so each band is an
+   independent interval that covers the exact value at its nominal rate, point by point.
 3. :func:`expected_accuracy` — the exact per-test-point expectation that checks step 2: given ``x``, the margin
    ``y(w + τz)ᵀx ~ N(y wᵀx, τ²‖x‖²)``, so ``P(correct | x) = Φ(y wᵀx / (τ‖x‖))`` for any data and any ``w``.
 
@@ -347,14 +350,16 @@ def utility_graph(
     beta: float = 0.001,
     lam: float | None = None,
     step_rule: str = "sum",
+    common_draws: bool = True,
 ) -> UtilityGraph:
     r"""The utility graph of seed 001 (§3.3, App. D.2): ``acc(w*(C) + n)/acc(w*(C))``, ``n ~ N(0, (step·C·σ)² I)``.
 
-    For each ``C``, ``w*(C) = train_clipped(data, C, K=K, s=s, ...)``; then ``draws`` standard normal ``z`` (the same
-    for every ``C`` and ``σ``) on the array ``backend``, one product ``Z (y ⊙ X_test)ᵀ``, and the test accuracy of
-    ``w*(C) + step·C·σ·z`` on every grid ``σ``. ``step = 1`` is App. D.2's ``N(0, C²σ²I)``; pass
-    :func:`final_round_step` for the noise Alg. 1's last round adds to the model. ``seed`` fixes both the training
-    mini-batches and the draws. ``sigmas`` must be non-decreasing and ``≥ 0``.
+    For each ``C``, ``w*(C) = train_clipped(data, C, K=K, s=s, ...)``; then ``draws`` standard normal ``z`` on the
+    array ``backend`` (the same for every ``C`` and ``σ`` if ``common_draws``, one product ``Z (y ⊙ X_test)ᵀ``; else
+    fresh ones for every ``(C, σ)``), and the test accuracy of ``w*(C) + step·C·σ·z`` on every grid ``σ``.
+    ``step = 1`` is App. D.2's ``N(0, C²σ²I)``; pass :func:`final_round_step` for the noise Alg. 1's last round adds
+    to the model. ``seed`` fixes both the training mini-batches and the draws. ``sigmas`` must be non-decreasing
+    and ``≥ 0``.
     """
     C_values = check_positive_array("C_values", C_values)
     sig = np.atleast_1d(np.asarray(sigmas, dtype=float))
@@ -376,8 +381,10 @@ def utility_graph(
     bk = get_backend(backend)
     xp = bk.xp
     yX = bk.asarray(data.y_test[:, None] * data.X_test)              # (n_test, d)
-    Z = bk.asarray(bk.rng(noise_seed).standard_normal((draws, data.d)))
-    B = Z @ xp.permute_dims(yX, (1, 0))                                # (draws, n_test): one product over draws
+    yXt = xp.permute_dims(yX, (1, 0))
+    rng = bk.rng(noise_seed)
+    if common_draws:
+        B = bk.asarray(rng.standard_normal((draws, data.d))) @ yXt    # (draws, n_test): one product over draws
     block = max(1, 2**23 // (draws * data.X_test.shape[0]))  # ≤ 64 MiB of float64 per block
     acc = np.empty((len(C_values), len(sig), draws))
     base = np.empty(len(C_values))
@@ -387,7 +394,13 @@ def utility_graph(
         if base[c] == 0:
             raise ValueError(f"w*(C={C:g}) classifies no test point correctly: the ratio is undefined "
                              "(train longer or with a larger C; seed 001, footnote 9)")
-        acc[c] = bk.to_numpy(_accuracy_kernel(a, B, bk.asarray(step * C * sig), block))
+        if common_draws:
+            acc[c] = bk.to_numpy(_accuracy_kernel(a, B, bk.asarray(step * C * sig), block))
+        else:  # fresh z for every σ: independent intervals
+            for j, sj in enumerate(sig):
+                Bj = bk.asarray(rng.standard_normal((draws, data.d))) @ yXt
+                acc[c, j] = bk.to_numpy(_accuracy_kernel(a, Bj, bk.asarray(np.array([step * C * sj])), 1))[0]
     settings = dict(K=K, s=s, eta0=eta0, beta=beta, step_rule=step_rule, lam=1.0 / data.n_train if lam is None else lam,
-                    draws=draws, seed=seed, backend=bk.name, n_test=int(data.X_test.shape[0]), d=data.d)
+                    draws=draws, seed=seed, backend=bk.name, n_test=int(data.X_test.shape[0]), d=data.d,
+                    common_draws=bool(common_draws))
     return UtilityGraph(C_values, sig, acc / base[:, None, None], base, weights, step, level, settings)
