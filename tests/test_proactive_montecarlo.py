@@ -15,10 +15,13 @@ fixed, so the suite is deterministic.
 import functools
 import math
 
+import numpy as np
 import pytest
 from scipy.stats import norm
 
-from dptheory.accounting.montecarlo import DirectionDelta, mc_delta, mc_epsilon
+from dptheory.accounting import montecarlo
+from dptheory.accounting.montecarlo import DirectionDelta, MonteCarloWarning, mc_delta, mc_epsilon
+from dptheory.backend import get_backend
 from dptheory.proactive.tables import CALCULATOR_TABLES
 
 dpa = pytest.importorskip("dp_accounting")
@@ -116,13 +119,13 @@ def test_mc_epsilon_ci_contains_pld_epsilon():
 
 
 def test_importance_sampling_agrees_with_plain_monte_carlo_at_a_large_delta():
-    """δ ≈ 0.07 (remove) / 0.05 (add): plain Monte Carlo (q' = q, θ = 0) is accurate there, so the tilted
-    estimator's interval must overlap the plain one in each direction (independent seeds)."""
+    """δ ≈ 0.07 (remove) / 0.05 (add): plain Monte Carlo (θ = 0 in both directions) is accurate there, so the
+    tilted estimator's interval must overlap the plain one in each direction (independent seeds)."""
     setting = dict(sigma=2.0, q=0.5, T=10, eps=1.0)
     plain = mc_delta(**setting, n_samples=2**15, seed=4, proposal="plain")
     tilted = mc_delta(**setting, n_samples=2**15, seed=5)
-    assert plain.proposal == (0.5, 0.0)
-    assert tilted.proposal[0] != 0.5 and tilted.proposal[1] > 0.0  # really a different estimator
+    assert plain.proposal == (0, 0.0)
+    assert tilted.proposal[0] > 0 and tilted.proposal[1] > 0.0  # really a different estimator
     for p, t in ((plain.remove, tilted.remove), (plain.add, tilted.add)):
         assert max(p.lo, t.lo) <= min(p.hi, t.hi), (p, t)
         assert 0.04 < t.estimate < 0.08
@@ -142,8 +145,10 @@ def test_plain_monte_carlo_is_much_worse_at_small_delta():
     """Same sample size and seed, δ ≈ 8e-5 (T = 200): the tilted interval is at least 5 times narrower than
     plain Monte Carlo's (measured: 11.6 times)."""
     sigma, q, _, _ = CIFAR
-    plain = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6, proposal="plain")
+    with pytest.warns(MonteCarloWarning, match="effective sample size"):  # and says so (ESS ≈ 50 < 100)
+        plain = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6, proposal="plain")
     tilted = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6)
+    assert tilted.reliable and not plain.reliable
     assert plain.estimate > 0.0 and 2e-5 < tilted.estimate < 2e-4
     assert (tilted.hi - tilted.lo) * 5 < plain.hi - plain.lo, (plain, tilted)
 
@@ -159,15 +164,73 @@ def test_same_seed_same_numbers_and_a_different_seed_different_numbers():
     assert mc_epsilon(3.0, **same) == mc_epsilon(3.0, **same)
 
 
+@pytest.mark.filterwarnings("ignore::dptheory.accounting.montecarlo.MonteCarloWarning")  # ESS ≈ 1: not the point
 def test_chunks_cover_every_round():
     """Untilted "add" (no rejection): the normals are drawn step-major, so any chunk size consumes the same
     stream and the sums agree to rounding; a lost or repeated round would change them."""
-    args = dict(sigma=3.0, q=0.05, T=37, eps=0.3, n_samples=2**10, seed=9, proposal=(0.2, 0.0))
+    args = dict(sigma=3.0, q=0.05, T=37, eps=0.3, n_samples=2**10, seed=9, proposal=(2, 0.0))
     ref = mc_delta(**args, chunk=37)
     for chunk in (1, 5, 36, 100):
         r = mc_delta(**args, chunk=chunk)
         for x, y in ((r.remove, ref.remove), (r.add, ref.add)):
             assert math.isclose(x.estimate, y.estimate, rel_tol=1e-11), (chunk, x, y)
+
+
+@pytest.mark.parametrize("sigma, q, theta", [(0.8, 0.02, 3), (1.0, 0.01, 6), (6.572, 406.8 / 50000, 86),
+                                             (19.29962, 26.07 / 10000, 374), (2.0, 1.0, 4)])
+def test_remove_tilt_normaliser_is_the_renyi_divergence_of_the_sampled_gaussian(sigma, q, theta):
+    """``κ(θ) = log E_Q (P/Q)^{1+θ}`` in closed form (binomial expansion at integer θ) against two oracles:
+    dp_accounting's RDP of the Poisson-subsampled Gaussian at order ``α = 1 + θ`` (``κ = θ·RDP_α``) and
+    adaptive quadrature of ``E_Q (P/Q)^{1+θ}``."""
+    from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
+    from scipy import integrate
+
+    assert q == 1.0 or montecarlo._remove_terms(sigma, q, theta).size == theta + 2  # no far components dropped
+    kappa = montecarlo._remove_kappa(sigma, q, theta)
+    rdp = float(_compute_rdp_poisson_subsampled_gaussian(q, sigma, [1.0 + theta])[0])
+    assert kappa == pytest.approx(theta * rdp, rel=1e-9)
+
+    def integrand(n, shift):  # φ(n)(1 − q + q e^z)^{1+θ}, x = σn, z = (2x − 1)/(2σ²), scaled by e^{−shift}
+        z = (2.0 * sigma * n - 1.0) / (2.0 * sigma**2)
+        return math.exp(-0.5 * n * n + (1.0 + theta) * montecarlo._loss(q, z) - shift) / math.sqrt(2.0 * math.pi)
+
+    mode = (1.0 + theta) / sigma if q == 1.0 else 0.0  # the heaviest component sits near x = 1 + θ at q = 1
+    shift = -0.5 * mode**2 + (1.0 + theta) * montecarlo._loss(q, (2.0 * sigma * mode - 1.0) / (2.0 * sigma**2))
+    pts = [0.0, (1.0 + theta) / sigma]
+    quad = integrate.quad(integrand, -40.0, pts[1] + 40.0, args=(shift,), points=pts, limit=500, epsrel=1e-12)[0]
+    assert kappa == pytest.approx(math.log(quad) + shift, rel=1e-8, abs=1e-12)
+
+
+@pytest.mark.parametrize("sigma, q, T, proposal", [(1.0, 0.1, 20, (2, 3.0)), (3.0, 0.05, 37, (10, 10.0)),
+                                                   (2.0, 1.0, 4, (3, 2.0)), (19.29962, 26.07 / 10000, 2, (6000, 0.0)),
+                                                   (10.0, 0.01, 1, (1500, 0.0))],
+                         ids=["sigma1", "sigma3", "q1", "table9_far_dropped", "sigma10_far_dropped"])
+def test_weights_average_to_one_under_each_proposal(sigma, q, T, proposal):
+    """``E_θ W = 1`` for the likelihood ratio ``W = dP/dP_θ``: a sampler that did not draw ``P_θ`` (a wrong mixture
+    weight, a lost level of the component counts, a wrong rejection envelope) or a wrong ``κ`` would move the mean
+    of the weights off 1. The last two drop the far components of the "remove" mixture (1942 of 6002 and 337 of
+    1502 kept), whose weight neglects a factor below 1 + 1e-17 per round. Tolerance: 5 standard errors (2¹⁵
+    paths; measured within 1.5)."""
+    bk = get_backend("numpy")
+    n = 2**15
+    for paths in montecarlo._sample(sigma, q, T, proposal, n, bk.rng(12), bk, montecarlo._default_chunk(n, T)):
+        W = np.exp(paths.logW)
+        assert abs(W.mean() - 1.0) <= 5.0 * W.std() / math.sqrt(n) + 1e-12, (paths.theta, W.mean(), W.std())
+
+
+def test_far_components_dropped_where_the_order_needs_them_gone():
+    """Table 9's σ and q with T = 50 at ε = 0.0105 (δ_remove ≈ 2e-30): the best order with every component stops
+    at θ = 4428, where the far mode (k near 1 + θ) sets in and the main mode's mean of L is 0.0047 < ε, and its
+    effective sample size was 1 of 2¹⁴. With the far components dropped the order reaches θ ≈ 1e4, the run is reliable
+    and two different orders (independent seeds) agree."""
+    sigma, q, T, eps = CALCULATOR_TABLES[0].sigma, 26.07 / 10000, 50, 0.0105
+    r = mc_delta(sigma, q=q, T=T, eps=eps, n_samples=2**12, seed=13)
+    theta = r.proposal[0]
+    assert theta > 8000 and montecarlo._remove_terms(sigma, q, theta).size < theta // 2
+    assert r.reliable and r.remove.bound < 20 * r.remove.estimate
+    other = mc_delta(sigma, q=q, T=T, eps=eps, n_samples=2**12, seed=14, proposal=(9000, r.proposal[1]))
+    assert max(r.remove.lo, other.remove.lo) <= min(r.remove.hi, other.remove.hi), (r.remove, other.remove)
+    assert 1e-30 < r.remove.estimate < 4e-30
 
 
 def test_small_sigma_uses_the_stable_loss_and_matches_the_noiseless_limit():
@@ -188,7 +251,7 @@ def test_result_objects_read_well():
     r = _run(SMALL_NOISE, 2**14)
     assert isinstance(r.remove, DirectionDelta) and r.remove.direction == "remove"
     text = repr(r)
-    assert "99% CI" in text and "q'=" in text and "theta=" in text
+    assert "99% CI" in text and "theta_remove=" in text and "theta_add=" in text and "ess=" in text
     assert float(r) == r.estimate
 
 
@@ -223,8 +286,9 @@ GOOD = dict(sigma=1.0, q=0.1, T=10)
         (dict(level=1.0), r"level must lie in \(0, 1\)"),
         (dict(chunk=0), "chunk"),
         (dict(proposal=(1.5,)), "proposal"),
-        (dict(proposal=(-0.1, 1.0)), "proposal"),
-        (dict(proposal=(0.5, -1.0)), "proposal"),
+        (dict(proposal=(-1, 1.0)), r"proposal\[0\] \(theta_remove\) must lie in \[0, 1e\+06\]"),
+        (dict(proposal=(0.5, 1.0)), r"proposal\[0\] \(theta_remove\) must be an integer"),
+        (dict(proposal=(1, -1.0)), r"proposal\[1\] \(theta_add\) must lie in \[0, inf\)"),
         (dict(proposal="tilted"), "proposal"),
     ],
 )
