@@ -26,8 +26,9 @@ missed 40/40 at (0.8, 0.1, 50, 1e-12) and 32/40 at (1.0, 0.05, 100, 1e-8) (allow
 in 33/40 runs at (2, 0.5, 10, 1e-6); at the issue's own settings it missed 9/30 at (1.0, 0.01, 1000, 1e-5) with
 2¹⁴ paths and 8/8 at (0.8, 0.02, 1000, 1e-12) with 2¹⁶ (all wholly below the bracket).
 
-CI size: 40 seeds of 2¹¹ paths (ESS ≈ 200–500). ``-m slow``: 100 seeds of 2¹⁴ paths, the issue's two settings
-included, PLD at ``d = 1e-5``.
+CI size: 40 seeds of 2¹¹ paths (ESS 194–529; measured 2, 0 and 1 misses, ~25 s). ``-m slow``: 100 seeds of 2¹⁴
+paths, the issue's two settings included, PLD at ``d = 1e-5`` (ESS 1650–4100; measured 3, 1, 2, 2 and 1 misses,
+~6 min).
 """
 
 import functools
@@ -119,7 +120,7 @@ CI_SETTINGS = {
 
 @pytest.mark.parametrize("setting", CI_SETTINGS.values(), ids=CI_SETTINGS.keys())
 def test_eps_intervals_cover_at_the_nominal_rate(setting):
-    """40 seeds of 2¹¹ paths (ESS ≈ 200–500); PLD at d = 1e-4."""
+    """40 seeds of 2¹¹ paths (ESS 194–529); PLD at d = 1e-4."""
     assert allowed_misses(40) == 5
     assert_covers(coverage_run(setting, 2**11, range(40), 1e-4), 40)
 
@@ -134,7 +135,7 @@ SLOW_SETTINGS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("setting, d", SLOW_SETTINGS.values(), ids=SLOW_SETTINGS.keys())
 def test_eps_intervals_cover_at_the_nominal_rate_full_size(setting, d):
-    """100 seeds of 2¹⁴ paths (ESS ≈ 1500–4000); PLD at d = 1e-5 for the issue's settings (T = 1000)."""
+    """100 seeds of 2¹⁴ paths (ESS 1650–4100); PLD at d = 1e-5 for the issue's settings (T = 1000)."""
     assert allowed_misses(100) == 7
     assert_covers(coverage_run(setting, 2**14, range(100), d), 100)
 

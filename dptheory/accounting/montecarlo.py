@@ -97,8 +97,9 @@ other's lower limit, or is 0) they warn with a :class:`MonteCarloWarning` that n
 in proportion to ``n``), and the result's ``reliable`` is ``False``. Why 100 suffices here and not for the
 mixture it replaces: with every ``Y ≤ bound``, ``E Y²/δ² ≤ bound/δ`` and no heavy tail can hide from the
 sample; the coverage test (``tests/test_montecarlo_coverage.py``) finds 2, 0 and 1 misses in 40 runs (5 allowed)
-at σ = 0.8–2 and δ down to 1e-12 with ESS 194–529 (2¹¹ paths), where the Rao–Blackwellised mixture missed 40,
-32 and 0 (and 9 of 30 at σ = 1, q = 0.01, T = 1000, δ = 1e-5 with 2¹⁴ paths, at an ESS of 130–470).
+at σ = 0.8–2 and δ down to 1e-12 with ESS 194–529 (2¹¹ paths; 9 in 500 with 2¹⁴ paths, the issue's
+settings included), where the Rao–Blackwellised mixture missed 40, 32 and 0 (and 9 of 30 at σ = 1, q = 0.01,
+T = 1000, δ = 1e-5 with 2¹⁴ paths, at an ESS of 130–470).
 
 **Inverting the band** (:func:`mc_epsilon`). ``δ̂(ε)`` is nonincreasing on fixed samples, but the band
 ``lo(ε), hi(ε)`` need not be monotone far from the ``ε`` the proposal aims at (at ``ε = 0`` a tilted sample has
