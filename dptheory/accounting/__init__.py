@@ -34,7 +34,7 @@ _EXPORTS = {
     "classic": ('advanced_composition', 'gaussian_sigma_classic', 'subsampled_epsilon'),
     "gdp": ('gdp_delta', 'gdp_epsilon', 'gdp_mu', 'mu_clt'),
     "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
-    "montecarlo": ('DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
+    "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
     "conversions": ('CONVERSIONS', 'PAPER_ORDERS', 'epsilon_from_rho', 'rho_from_epsilon', 'sigma_for_epsilon'),
 }

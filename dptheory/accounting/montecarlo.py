@@ -135,6 +135,8 @@ from ..backend import get_backend
 from .gdp import gdp_epsilon, mu_clt
 
 __all__ = [
+    "MIN_ESS",
+    "MonteCarloWarning",
     "DirectionDelta",
     "MonteCarloDelta",
     "MonteCarloEpsilon",
