@@ -91,7 +91,7 @@ def coverage_run(setting, n_samples, seeds, d):
     for seed in seeds:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", MonteCarloWarning)
-            r = mc_epsilon(sigma, q=q, T=T, delta=delta, n_samples=n_samples, seed=seed, level=LEVEL)
+            r = mc_epsilon(sigma, q=q, T=T, delta=delta, n_samples=n_samples, seed=seed, level=LEVEL, unreliable="warn")
         runs.append((r, bool(caught)))
     misses = [r for r, _ in runs if r.hi < lower or r.lo > upper]
     width = float(np.median([r.hi - r.lo for r, _ in runs]))
@@ -161,11 +161,20 @@ def test_lower_limit_is_where_the_lower_band_comes_down_to_delta():
     assert above_hi.hi < delta
 
 
-def test_an_interval_the_sample_cannot_support_is_flagged():
+def test_an_interval_the_sample_cannot_support_is_refused_or_flagged():
     """σ = 0.6, q = 0.05, T = 100, δ = 1e-12 with 2¹¹ paths: the best integer tilt leaves an effective sample
-    size of ~5, so the run warns, names n_samples and the setting, says what to pass, and is not reliable."""
+    size of ~5, so the run refuses, naming n_samples and the setting and saying what to pass; asked to warn, it
+    returns the estimate marked not reliable."""
+    unsupported = dict(q=0.05, T=100, delta=1e-12, n_samples=2**11, seed=0)
+    with pytest.raises(ValueError, match=r"sigma=0\.6, q=0\.05, T=100, n_samples=2048.*pass n_samples >= \d+.*"
+                                         r"or unreliable='warn'"):
+        mc_epsilon(0.6, **unsupported)
+    with pytest.raises(ValueError, match=r"mc_delta at eps=0\.3: .*n_samples=1024"):  # an untilted "add": ESS ≈ 1
+        mc_delta(3.0, q=0.05, T=37, eps=0.3, n_samples=2**10, seed=9, proposal=(2, 0.0))
+    with pytest.raises(ValueError, match="unreliable must be 'raise' or 'warn', got 'ignore'"):
+        mc_epsilon(0.6, **unsupported, unreliable="ignore")
     with pytest.warns(MonteCarloWarning, match=r"sigma=0\.6, q=0\.05, T=100, n_samples=2048.*pass n_samples >= \d+"):
-        r = mc_epsilon(0.6, q=0.05, T=100, delta=1e-12, n_samples=2**11, seed=0)
+        r = mc_epsilon(0.6, **unsupported, unreliable="warn")
     assert not r.reliable and r.remove.ess < MIN_ESS
     assert "NOT RELIABLE" in repr(r)
 

@@ -146,7 +146,7 @@ def test_plain_monte_carlo_is_much_worse_at_small_delta():
     plain Monte Carlo's (measured: 11.6 times)."""
     sigma, q, _, _ = CIFAR
     with pytest.warns(MonteCarloWarning, match="effective sample size"):  # and says so (ESS ≈ 50 < 100)
-        plain = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6, proposal="plain")
+        plain = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6, proposal="plain", unreliable="warn")
     tilted = mc_delta(sigma, q=q, T=200, eps=0.04, n_samples=2**13, seed=6)
     assert tilted.reliable and not plain.reliable
     assert plain.estimate > 0.0 and 2e-5 < tilted.estimate < 2e-4
@@ -168,7 +168,7 @@ def test_same_seed_same_numbers_and_a_different_seed_different_numbers():
 def test_chunks_cover_every_round():
     """Untilted "add" (no rejection): the normals are drawn step-major, so any chunk size consumes the same
     stream and the sums agree to rounding; a lost or repeated round would change them."""
-    args = dict(sigma=3.0, q=0.05, T=37, eps=0.3, n_samples=2**10, seed=9, proposal=(2, 0.0))
+    args = dict(sigma=3.0, q=0.05, T=37, eps=0.3, n_samples=2**10, seed=9, proposal=(2, 0.0), unreliable="warn")
     ref = mc_delta(**args, chunk=37)
     for chunk in (1, 5, 36, 100):
         r = mc_delta(**args, chunk=chunk)

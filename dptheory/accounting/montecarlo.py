@@ -92,9 +92,10 @@ estimate: :attr:`DirectionDelta.ess`, the Kish effective sample size ``(Σ Y_i)�
 is *reliable* when ``ess ≥`` :data:`MIN_ESS` ``= 100`` (``rse ≲ 10%``). :func:`mc_delta` and :func:`mc_epsilon`
 do not enlarge the sample behind the caller's back (same arguments, same cost, same numbers); where a
 direction that can be the maximum is not reliable (a direction cannot be when its ``bound`` lies below the
-other's lower limit, or is 0) they warn with a :class:`MonteCarloWarning` that names the setting,
-``n_samples``, the effective sample sizes and the ``n_samples`` that would reach :data:`MIN_ESS` (the ESS grows
-in proportion to ``n``), and the result's ``reliable`` is ``False``. Why 100 suffices here and not for the
+other's lower limit, or is 0) they refuse: a ``ValueError`` that names the setting, ``n_samples``, the effective
+sample sizes and the ``n_samples`` that would reach :data:`MIN_ESS` (the ESS grows in proportion to ``n``).
+``unreliable="warn"`` returns the estimate instead, with a :class:`MonteCarloWarning` carrying the same message
+and ``reliable`` ``False`` on the result. Why 100 suffices here and not for the
 mixture it replaces: with every ``Y ≤ bound``, ``E Y²/δ² ≤ bound/δ`` and no heavy tail can hide from the
 sample; the coverage test (``tests/test_montecarlo_coverage.py``) finds 2, 0 and 1 misses in 40 runs (5 allowed)
 at σ = 0.8–2 and δ down to 1e-12 with ESS 194–529 (2¹¹ paths; 9 in 500 with 2¹⁴ paths, the issue's
@@ -153,7 +154,7 @@ _CHUNK_ELEMENTS = 2**16
 _QUAD_HALF_WIDTH = 40.0
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 #: Smallest effective sample size (:attr:`DirectionDelta.ess`) at which an interval is trusted (module docstring,
-#: *Trust*): below it :func:`mc_delta` and :func:`mc_epsilon` warn (:class:`MonteCarloWarning`).
+#: *Trust*): below it :func:`mc_delta` and :func:`mc_epsilon` refuse, or warn (:class:`MonteCarloWarning`) when asked.
 MIN_ESS = 100.0
 #: Largest ``θ_remove``: the mixture of the ``"remove"`` tilt has ``θ + 2`` components (cost of :func:`_remove_kappa`).
 MAX_REMOVE_ORDER = 10**6
@@ -165,7 +166,8 @@ MAX_REMOVE_ORDER = 10**6
 
 
 class MonteCarloWarning(UserWarning):
-    """A Monte-Carlo interval that is not to be trusted: an effective sample size below :data:`MIN_ESS`."""
+    """A Monte-Carlo interval that is not to be trusted (an effective sample size below :data:`MIN_ESS`), returned
+    because the caller passed ``unreliable="warn"``."""
 
 
 @dataclass(frozen=True)
@@ -883,8 +885,15 @@ def _z(level: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2.0))
 
 
-def _warn_unreliable(result, what: str) -> None:
-    """:class:`MonteCarloWarning` naming the setting, ``n_samples``, each short direction's ESS and what to do."""
+def _check_unreliable(unreliable: str) -> str:
+    if unreliable not in ("raise", "warn"):
+        raise ValueError(f"unreliable must be 'raise' or 'warn', got {unreliable!r}")
+    return unreliable
+
+
+def _refuse_unreliable(result, what: str, unreliable: str) -> None:
+    """A ``ValueError`` (``unreliable="raise"``) or :class:`MonteCarloWarning` (``"warn"``) naming the setting,
+    ``n_samples``, each short direction's ESS and what to do, where a direction that matters is not reliable."""
     short = _unreliable(result.remove, result.add)
     if not short:
         return
@@ -894,12 +903,13 @@ def _warn_unreliable(result, what: str) -> None:
     else:
         todo = "no sampled path reached eps: pass a larger n_samples or a proposal aimed at this eps"
     ess = ", ".join(f"{d.direction} {d.ess:.3g}" for d in short)
-    warnings.warn(
-        f"{what}: effective sample size below MIN_ESS = {MIN_ESS:g} ({ess}) at sigma={result.sigma:g}, "
-        f"q={result.q:g}, T={result.T}, n_samples={result.n_samples}, so the {result.level:.0%} interval may not "
-        f"cover; {todo} (the result's .remove.ess and .add.ess show the effective sample sizes).",
-        MonteCarloWarning, stacklevel=3,
-    )
+    message = (f"{what}: effective sample size below MIN_ESS = {MIN_ESS:g} ({ess}) at sigma={result.sigma:g}, "
+               f"q={result.q:g}, T={result.T}, n_samples={result.n_samples}, so the {result.level:.0%} interval may "
+               f"not cover; {todo}")
+    if unreliable == "raise":
+        raise ValueError(f"{message}, or unreliable='warn' to get the estimate flagged as unreliable")
+    warnings.warn(f"{message} (the result's .remove.ess and .add.ess show the effective sample sizes).",
+                  MonteCarloWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -919,6 +929,7 @@ def mc_delta(
     proposal=None,
     backend: str | None = None,
     chunk: int | None = None,
+    unreliable: str = "raise",
 ) -> MonteCarloDelta:
     r"""Monte-Carlo ``δ(ε)`` of ``T`` rounds of DP-SGD (Poisson rate ``q``, noise multiplier ``σ``, add/remove).
 
@@ -941,6 +952,9 @@ def mc_delta(
         ``[0, MAX_REMOVE_ORDER]`` and a real ``θ_add ≥ 0``.
     backend : ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy).
     chunk : rounds processed at once (default ``max(1, 2¹⁶ // n_samples)``; memory ``O(n_samples × chunk)``).
+    unreliable : ``"raise"`` (default): refuse, with a ``ValueError`` saying which ``n_samples`` would do, where
+        an effective sample size that matters is below :data:`MIN_ESS`; ``"warn"``: return the result with a
+        :class:`MonteCarloWarning` (module docstring, *Trust*).
 
     Examples
     --------
@@ -955,6 +969,7 @@ def mc_delta(
     True
     """
     sigma, q, T = _check_model(sigma, q, T)
+    unreliable = _check_unreliable(unreliable)
     eps = check_in_interval("eps", eps, 0.0, math.inf, lo_closed=True)
     n_samples, level, chunk = _check_run(n_samples, level, chunk, T)
     prop = _check_proposal(proposal)
@@ -969,7 +984,7 @@ def mc_delta(
         estimate=max(r.estimate, a.estimate), lo=max(r.lo, a.lo), hi=max(r.hi, a.hi), level=level,
         remove=r, add=a, sigma=sigma, q=q, T=T, eps=eps, n_samples=n_samples, proposal=prop, seed=seed,
     )  # fmt: skip
-    _warn_unreliable(res, f"mc_delta at eps={eps:g}")
+    _refuse_unreliable(res, f"mc_delta at eps={eps:g}", unreliable)
     return res
 
 
@@ -1027,6 +1042,7 @@ def mc_epsilon(
     proposal=None,
     backend: str | None = None,
     chunk: int | None = None,
+    unreliable: str = "raise",
 ) -> MonteCarloEpsilon:
     r"""Monte-Carlo ``ε(δ)`` of ``T`` rounds of DP-SGD (Poisson rate ``q``, noise multiplier ``σ``, add/remove).
 
@@ -1035,8 +1051,8 @@ def mc_epsilon(
     contains ``δ`` (module docstring, *Inverting the band*). The proposal must suit the ``ε`` sought, so a pilot
     aims it: the Gaussian-DP CLT guess ``ε₀`` (``μ = q√(T(e^{1/σ²} − 1))``) aims a pilot run of ``n_samples/8``
     paths, and the pilot's root aims the final run (one generator for both). ``proposal`` replaces both;
-    ``delta`` lies in ``(0, 1)``, the other parameters are those of :func:`mc_delta`. Warns
-    (:class:`MonteCarloWarning`) when an effective sample size that matters at ``ε̂`` is below :data:`MIN_ESS`.
+    ``delta`` lies in ``(0, 1)``, the other parameters are those of :func:`mc_delta`. Refuses (or warns, with
+    ``unreliable="warn"``) when an effective sample size that matters at ``ε̂`` is below :data:`MIN_ESS`.
 
     Examples
     --------
@@ -1048,6 +1064,7 @@ def mc_epsilon(
     True
     """
     sigma, q, T = _check_model(sigma, q, T)
+    unreliable = _check_unreliable(unreliable)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     n_samples, level, chunk = _check_run(n_samples, level, chunk, T)
     prop = _check_proposal(proposal)
@@ -1069,5 +1086,5 @@ def mc_epsilon(
         proposal=prop, seed=seed, pilot_eps=pilot_eps,
         remove=_direction("remove", samples[0], est, z, bk.xp), add=_direction("add", samples[1], est, z, bk.xp),
     )  # fmt: skip
-    _warn_unreliable(res, f"mc_epsilon at delta={delta:g} (eps={est:.4g})")
+    _refuse_unreliable(res, f"mc_epsilon at delta={delta:g} (eps={est:.4g})", unreliable)
     return res
