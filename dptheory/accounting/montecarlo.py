@@ -222,7 +222,8 @@ class MonteCarloDelta:
 
     ``estimate = max(remove.estimate, add.estimate)``; ``(lo, hi) = (max(lo_r, lo_a), max(hi_r, hi_a))`` with
     each direction's interval at ``level`` (module docstring). ``proposal = (θ_remove, θ_add)``. ``reliable``:
-    whether the interval is trusted (module docstring, *Trust*); :func:`mc_delta` warns when it is not.
+    whether the interval is trusted (module docstring, *Trust*); :func:`mc_delta` refuses one that is not,
+    unless asked to warn.
     """
 
     estimate: float
@@ -935,8 +936,8 @@ def mc_delta(
 
     Importance-sampled estimate of ``max(δ_remove(ε), δ_add(ε))``, ``δ_dir(ε) = E[(1 − e^{ε−L})₊]``
     (hockey-stick divergence), with the CLT interval of each direction and of the maximum (module docstring:
-    model, estimator, proposals, interval, trust). Warns (:class:`MonteCarloWarning`) when an effective sample
-    size that matters is below :data:`MIN_ESS`.
+    model, estimator, proposals, interval, trust). Refuses (or warns, with ``unreliable="warn"``) when an
+    effective sample size that matters is below :data:`MIN_ESS`.
 
     Parameters
     ----------
