@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PYTEST  = $(PYTHON) -m pytest
 
-.PHONY: install test test-all bench verify verify-quick
+.PHONY: install test test-all bench verify verify-quick docs
 
 install:  ## install dptheory with its test dependencies (editable)
 	$(PYTHON) -m pip install -q -e ".[test]"
@@ -24,3 +24,7 @@ verify-quick: install ## quick verification: figures/ and figures/claims.json at
 
 verify:   install ## full verification: every figure and claim under figures/
 	$(PYTHON) -m verify
+
+docs:     ## the documentation site (API reference, derivations, errata, the latest report) in docs/_build/html/index.html
+	$(PYTHON) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html in a browser"
