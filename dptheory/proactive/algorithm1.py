@@ -113,6 +113,30 @@ def realisable_pair_delta(eps, sigma, *, s, N, T) -> float:
     Exact (closed form in normal CDFs at the Neyman–Pearson threshold), the larger of the two orders. A lower
     bound on the δ(ε) of Alg. 1 itself (data processing), for seed 001's Alg. 1 with batch ``s`` of ``N``,
     noise ``N(0, C²σ²I)`` and ``T`` rounds.
+
+    Parameters
+    ----------
+    eps : float in [0, inf)
+        The ε at which δ is evaluated.
+    sigma : float in (0, inf)
+        Noise multiplier σ: the noise is ``N(0, C²σ²I)``.
+    s : int
+        Batch size of Alg. 1, ``1 ≤ s ≤ N``.
+    N : int
+        Data-set size, at least 2.
+    T : int
+        Number of rounds, at least 1.
+
+    Returns
+    -------
+    float
+        δ(ε) of the statistic ``S`` on the ±C·e₁ pair, the larger of the two orders; a lower bound on the
+        δ(ε) of Alg. 1 itself.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside the range given above.
     """
     sigma, s, N, T = _check(sigma, s, N, T)
     eps = check_in_interval("eps", eps, 0.0, lo_closed=True)
@@ -123,6 +147,29 @@ def realisable_lower_bound(sigma, *, s, N, T, delta) -> float:
     """The smallest ε at which the ±C·e₁ pair's statistic ``S`` meets δ: a lower bound on Alg. 1's ε(δ).
 
     Inverts :func:`realisable_pair_delta` (decreasing in ε) by Brent's method to 10⁻¹² absolute.
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        Noise multiplier σ: the noise is ``N(0, C²σ²I)``.
+    s : int
+        Batch size of Alg. 1, ``1 ≤ s ≤ N``.
+    N : int
+        Data-set size, at least 2.
+    T : int
+        Number of rounds, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+
+    Returns
+    -------
+    float
+        The smallest ε with ``realisable_pair_delta(ε) ≤ δ`` (0.0 when already ``δ(0) ≤ δ``).
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside the range given above.
     """
     sigma, s, N, T = _check(sigma, s, N, T)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
@@ -142,6 +189,25 @@ class SpendBracket:
     ``lo``: certified lower bound (the realisable ±C·e₁ pair through its sum, exact); ``pair_upper``: the same
     pair's ε by dp_accounting's pessimistic PLD (Poisson add/remove at σ/2), so the pair spends at most that and at
     least ``lo``; ``hi``: the replace-one RDP upper bound for every pair.
+
+    Attributes
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    s : int
+        Batch size.
+    N : int
+        Data-set size.
+    T : int
+        Number of rounds.
+    delta : float
+        The δ at which the ε's are taken.
+    lo : float
+        Certified lower bound on Alg. 1's ε (the realisable ±C·e₁ pair through its sum, exact).
+    pair_upper : float
+        The same pair's ε by dp_accounting's pessimistic PLD (Poisson add/remove at σ/2).
+    hi : float
+        The replace-one RDP upper bound, valid for every pair of neighbouring data sets.
     """
 
     sigma: float
@@ -154,13 +220,37 @@ class SpendBracket:
     hi: float
 
     def verdict(self, eps_target) -> str:
-        """``"holds"`` if ``hi ≤ ε_target`` (certified), ``"fails"`` if ``lo > ε_target`` (a realisable pair spends
-        more), else ``"undetermined"``: the target lies inside the bracket."""
+        """Whether the bracket settles that the algorithm meets ``eps_target``.
+
+        ``"holds"`` if ``hi ≤ ε_target`` (certified), ``"fails"`` if ``lo > ε_target`` (a realisable pair spends
+        more), else ``"undetermined"``: the target lies inside the bracket.
+
+        Parameters
+        ----------
+        eps_target : float in (0, inf)
+            The ε that the algorithm is claimed to spend.
+
+        Returns
+        -------
+        {"holds", "fails", "undetermined"}
+            One of :data:`VERDICTS`.
+        """
         eps_target = check_in_interval("eps_target", eps_target, 0.0)
         return "holds" if self.hi <= eps_target else "fails" if self.lo > eps_target else "undetermined"
 
     def describe(self, eps_target) -> str:
-        """The verdict with the bracket, e.g. ``undetermined: target 0.04972 within [0.02373, 0.063]``."""
+        """The verdict with the bracket, e.g. ``undetermined: target 0.04972 within [0.02373, 0.063]``.
+
+        Parameters
+        ----------
+        eps_target : float in (0, inf)
+            The ε that the algorithm is claimed to spend.
+
+        Returns
+        -------
+        str
+            The :meth:`verdict` followed by where the target lies relative to ``[lo, hi]``.
+        """
         v = self.verdict(eps_target)
         rel = {"holds": "at or above the upper end of", "fails": "below the lower end of", "undetermined": "within"}[v]
         return f"{v}: target {eps_target:.4g} {rel} [{self.lo:.4g}, {self.hi:.4g}]"
@@ -177,6 +267,29 @@ def algorithm1_spend(sigma, *, s, N, T, delta) -> SpendBracket:
     Lower end: :func:`realisable_lower_bound` (a realisable pair, exact). Upper end: replace-one RDP for sampling
     without replacement, sensitivity ``2C``. Thm 3.1 claims ``ε_target`` for Alg. 1 once ``T ≥ T_min`` (eq. (8));
     :meth:`SpendBracket.verdict` says whether the bracket settles that for given ``T``.
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        Noise multiplier σ: the noise is ``N(0, C²σ²I)``.
+    s : int
+        Batch size of Alg. 1, ``1 ≤ s ≤ N``.
+    N : int
+        Data-set size, at least 2.
+    T : int
+        Number of rounds, at least 1.
+    delta : float in (0, 1)
+        The δ at which ε is bracketed.
+
+    Returns
+    -------
+    SpendBracket
+        ``lo`` (realisable pair, exact), ``pair_upper`` (that pair by pessimistic PLD) and ``hi`` (replace-one RDP).
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside the range given above.
     """
     sigma, s, N, T = _check(sigma, s, N, T)
     delta = check_in_interval("delta", delta, 0.0, 1.0)

@@ -43,6 +43,37 @@ class CalculatorResult:
     ``check`` holds every hypothesis of Thm 3.1 but condition (8): the calculator *sets* ``T = T_min``, so (8)
     would compare ``T_min`` with itself. Whether Alg. 1 as written then meets ``ε_target`` is a different
     question, answered as a bracket by :func:`dptheory.proactive.algorithm1.algorithm1_spend`.
+
+    Attributes
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    N : float
+        Local data-set size.
+    k : float
+        Number of epochs.
+    theta : float
+        ``θ = s_max/s̄``.
+    delta : float
+        The δ used (``1/N`` unless given).
+    eps : float
+        ``ε = 2 ln(1/δ)/(σ² − 2)``, the ε_target.
+    gamma : float
+        γ under ``reading`` and ``variant``.
+    T_min : float
+        ``γθ²k²/ε``.
+    s_max : float
+        ``kN/T_min``, unrounded.
+    T_min_asym : float
+        ``θ²k²/(2ε)``.
+    s_max_asym : float
+        ``kN/T_min,asym``, unrounded.
+    check : TheoremCheck
+        Thm 3.1's hypotheses other than (8).
+    reading : {"paper", "min"}
+        The reading of γ (the ``gamma=`` argument of :func:`calculator`).
+    variant : {"corrected", "paper"}
+        The form of the fixed-point equation for γ.
     """
 
     sigma: float
@@ -62,12 +93,25 @@ class CalculatorResult:
 
     @property
     def holds(self) -> bool:
-        """Whether Thm 3.1's hypotheses other than (8) hold (``T = T_min`` meets (8) by construction; see
-        :attr:`check` for which fail)."""
+        """Whether Thm 3.1's hypotheses other than (8) hold.
+
+        ``T = T_min`` meets (8) by construction; see :attr:`check` for which fail.
+        """
         return self.check.holds
 
     def require(self) -> CalculatorResult:
-        """``self``, or :class:`~dptheory.proactive.theorems.ConditionError` naming each failed condition."""
+        """``self``, or :class:`~dptheory.hypotheses.ConditionError` naming each failed condition.
+
+        Returns
+        -------
+        CalculatorResult
+            ``self``, when every condition holds.
+
+        Raises
+        ------
+        ConditionError
+            If a condition fails; the message names each failed condition.
+        """
         self.check.require()
         return self
 
@@ -78,6 +122,18 @@ class CalculatorResult:
         rounded for the other accountants); ``"rdp_wor"`` samples a whole batch, ``⌊s⌋`` as the tables print it.
         ``asym_batch_factor=2`` is the reading that reproduces the printed asymptotic column: the paper ran the
         accountant with twice ``s_max,asym`` (errata 001 §4).
+
+        Parameters
+        ----------
+        accountant : str, default "clt"
+            Name of the accountant passed to :func:`~dptheory.accounting.exact_epsilon` (one of its ``ACCOUNTANTS``).
+        asym_batch_factor : float, default 1.0
+            Multiplier of ``s_max,asym`` in the second column.
+
+        Returns
+        -------
+        tuple of EpsilonResult
+            The accountant's result at ``(s_max, T_min)`` and at the asymptotic pair.
         """
         out = []
         for s in (self.s_max, asym_batch_factor * self.s_max_asym):
@@ -88,7 +144,21 @@ class CalculatorResult:
         return out[0], out[1]
 
     def table(self, eps_fdp: tuple[float, float] | None = None, label: str = "ε_f-DP") -> str:
-        """The layout of Tables 9–11; ``eps_fdp`` = an accountant's ε at ``(s_max, T_min)`` and at the asymptotic pair."""
+        """The layout of Tables 9–11.
+
+        Parameters
+        ----------
+        eps_fdp : tuple of float, optional
+            An accountant's ε at ``(s_max, T_min)`` and at the asymptotic pair; if given, a row of them and a row of the
+            factors ``ε_target/ε`` are added.
+        label : str, default "ε_f-DP"
+            Row label of ``eps_fdp``.
+
+        Returns
+        -------
+        str
+            The table, headed by the parameters and followed by the theorem's verdict and any failed condition.
+        """
         rows = [
             ("", "T_min = γθ²k²/ε", "T_min,asym = θ²k²/(2ε)"),
             ("T", f"{self.T_min:.2f}", f"{self.T_min_asym:.2f}"),
@@ -122,6 +192,33 @@ def calculator(sigma, N, k, theta=1.0, gamma: str = "paper", *, delta=None, vari
     Thm 3.1's hypotheses (``ε < 0.5``, (7), ``δ ≤ 1/N``, …; not (8), which ``T = T_min`` meets by
     construction) instead of raising, so that a table with ``ε ≥ 0.5`` (Table 11) is still computed and says
     which condition fails.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ, with ``σ² > 2``.
+    N : float in (1, inf)
+        Local data-set size.
+    k : float in (0, inf)
+        Number of epochs.
+    theta : float in [1, inf), default 1.0
+        ``θ = s_max/s̄``.
+    gamma : {"paper", "min"}, default "paper"
+        Reading of γ: the one-step value (``"paper"``) or the smallest root (``"min"``).
+    delta : float in (0, 1), optional
+        The δ; default ``1/N``.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected or the printed form of (55).
+
+    Returns
+    -------
+    CalculatorResult
+        ε, γ, the two ``(s, T)`` pairs and Thm 3.1's hypotheses.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range, or γ is not finite at ``x = ε/k`` (increase ``k``).
     """
     N = check_in_interval("N", N, 1.0, why="the data set must hold more than one record")
     delta = 1.0 / N if delta is None else check_in_interval("delta", delta, 0.0, 1.0)
@@ -143,7 +240,29 @@ def calculator(sigma, N, k, theta=1.0, gamma: str = "paper", *, delta=None, vari
 
 @dataclass(frozen=True)
 class Phase:
-    """One evaluation of App. E.1 at sample size ``s`` for the new phase (steps 1–5) and its step-6 checks."""
+    """One evaluation of App. E.1 at sample size ``s`` for the new phase (steps 1–5) and its step-6 checks.
+
+    Attributes
+    ----------
+    s : int
+        Sample size ``s_j`` of the new phase.
+    T : float
+        Rounds of this phase, ``K_j/s``.
+    eps : float
+        The ε of steps 1–5.
+    sigma : float
+        The noise multiplier of the phase.
+    gamma : float
+        γ of the phase.
+    theta : float
+        ``θ = max s_i/s̄`` over all phases so far.
+    s_bar : float
+        ``s̄ = K/T`` over all phases so far.
+    K : float
+        All gradient computations so far, ``Σ K_i``.
+    conditions : tuple of Condition
+        Step 6's acceptance conditions (32), (33), ``ε ≤ ε_target`` and the domain of (55).
+    """
 
     s: int
     T: float  # rounds of this phase, K_j/s
@@ -157,6 +276,7 @@ class Phase:
 
     @property
     def accepted(self) -> bool:
+        """Whether every condition of :attr:`conditions` holds (E.1 step 6 accepts ``s``)."""
         return all(c.holds for c in self.conditions)
 
 
@@ -170,6 +290,40 @@ def phase_parameters(s, K_j, N, eps_target, *, previous=(), sigma_j=None, delta=
     ``ε = max(ε(σ_j), γθ²s̄K/N²)``. Then ``ᾱ = εN/(γK)`` and ``γ_new = RHS(55)``; ``gamma="paper"`` repeats
     until the signed test ``γ_new − γ ≤ 10⁻⁴γ`` (which stops after one update), ``"min"`` solves the fixed
     point by bracketing.
+
+    Parameters
+    ----------
+    s : int
+        Candidate sample size ``s_j``, ``1 ≤ s ≤ N``.
+    K_j : float in (0, inf)
+        Gradient computations of the new phase.
+    N : float in (1, inf)
+        Local data-set size.
+    eps_target : float in (0, inf)
+        The client's privacy budget ε_target.
+    previous : sequence of (float, float), default ()
+        The ``(s_i, T_i)`` of finished phases.
+    sigma_j : float in (0, inf), optional
+        The client's lowered σ for a later phase; required when ``previous`` is not empty.
+    delta : float in (0, 1), optional
+        The δ; default ``1/N``.
+    sigma_rule : {"eq6", "legacy"}, default "eq6"
+        σ of the first phase: ``"eq6"`` or the legacy formula (one of :data:`SIGMA_RULES`).
+    gamma : {"paper", "min"}, default "paper"
+        Reading of γ: the signed stopping rule (``"paper"``) or the fixed point by bracketing (``"min"``).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected or the printed form of (55).
+
+    Returns
+    -------
+    Phase
+        The phase's parameters and its acceptance conditions.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range, ``sigma_rule`` is unknown, or ``sigma_j`` is missing for a later
+        phase.
     """
     if sigma_rule not in SIGMA_RULES:
         raise ValueError(f"sigma_rule must be one of {SIGMA_RULES}, got {sigma_rule!r}")
@@ -229,6 +383,39 @@ def phase_calculator(K_j, N, eps_target, *, previous=(), sigma_j=None, delta=Non
 
     ``None`` means that even ``s = 1`` fails (32), (33) or ``ε ≤ ε_target``: the client cannot participate
     (E.1 step 6, last bullet). ``s_limit`` caps the scan (default ``N``).
+
+    Parameters
+    ----------
+    K_j : float in (0, inf)
+        Gradient computations of the new phase.
+    N : float in (1, inf)
+        Local data-set size.
+    eps_target : float in (0, inf)
+        The client's privacy budget ε_target.
+    previous : sequence of (float, float), default ()
+        The ``(s_i, T_i)`` of finished phases.
+    sigma_j : float in (0, inf), optional
+        The client's lowered σ for a later phase; required when ``previous`` is not empty.
+    delta : float in (0, 1), optional
+        The δ; default ``1/N``.
+    sigma_rule : {"eq6", "legacy"}, default "eq6"
+        σ of the first phase: ``"eq6"`` or the legacy formula (one of :data:`SIGMA_RULES`).
+    gamma : {"paper", "min"}, default "paper"
+        Reading of γ: the signed stopping rule (``"paper"``) or the fixed point by bracketing (``"min"``).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected or the printed form of (55).
+    s_limit : int, optional
+        Largest ``s`` scanned; default ``N``.
+
+    Returns
+    -------
+    Phase or None
+        The accepted phase with the largest ``s``, or ``None`` if ``s = 1`` is rejected.
+
+    Raises
+    ------
+    ValueError
+        As :func:`phase_parameters`.
     """
     limit = int(N if s_limit is None else s_limit)
     best = None

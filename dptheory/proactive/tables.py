@@ -15,6 +15,24 @@ __all__ = ["BudgetRow", "BudgetTable", "BUDGET_TABLES", "CalculatorTable", "CALC
 
 @dataclass(frozen=True)
 class BudgetRow:
+    """One row of a printed privacy-budget table: ``(ε, σ, s)`` as printed, with its corrections.
+
+    Attributes
+    ----------
+    eps : float
+        ε as printed.
+    sigma : float
+        σ as printed.
+    s : int
+        Sample size as printed.
+    s_corrected : int or None, default None
+        The corrected ``s`` where the printed one is a typo.
+    eps_actual : float or None, default None
+        The ε that the row's σ and ``s`` give, where the printed ε label is not it.
+    note : str, default ""
+        What is wrong with the row, or how it was generated.
+    """
+
     eps: float  # as printed
     sigma: float  # as printed
     s: int  # as printed
@@ -24,11 +42,30 @@ class BudgetRow:
 
     @property
     def s_used(self) -> int:
+        """The sample size to use: ``s_corrected`` where given, else the printed ``s``."""
         return self.s if self.s_corrected is None else self.s_corrected
 
 
 @dataclass(frozen=True)
 class BudgetTable:
+    """A printed privacy-budget table: its rows and the setting (data set, ``N``, ``K``, δ) they share.
+
+    Attributes
+    ----------
+    name : str
+        The table's name as the paper prints it.
+    data : str
+        The data set, e.g. ``"LIBSVM"``.
+    N : int
+        Local data-set size.
+    K : int
+        Total number of gradient computations.
+    delta : float
+        The δ printed in the table.
+    rows : tuple of BudgetRow
+        The rows, one per privacy budget.
+    """
+
     name: str
     data: str
     N: int
@@ -69,7 +106,29 @@ BUDGET_TABLES = (
 
 @dataclass(frozen=True)
 class CalculatorTable:
-    """Tables 9–11 as printed: inputs ``(σ, N, k)`` (θ = 1, δ = 1/N) and the two columns (T_min, T_min,asym)."""
+    """Tables 9–11 as printed: inputs ``(σ, N, k)`` (θ = 1, δ = 1/N) and the two columns (T_min, T_min,asym).
+
+    Attributes
+    ----------
+    name : str
+        The table's name as in the paper, e.g. ``"Table 9"``.
+    data : str
+        The data set.
+    sigma : float
+        Noise multiplier σ.
+    N : int
+        Local data-set size.
+    k : int
+        Number of epochs.
+    s_max : tuple of int
+        ``s_max`` in the ``T_min`` and the ``T_min,asym`` columns.
+    eps_target : float
+        The printed ε_target.
+    eps_fdp : tuple of float
+        The printed ε_f-DP of the two columns.
+    factor : tuple of float
+        The printed factors ``ε_target/ε_f-DP`` of the two columns.
+    """
 
     name: str
     data: str

@@ -36,7 +36,25 @@ __all__ = [
 
 
 def condition7(k, delta) -> Condition:
-    """Thm 3.1, eq. (7): ``(2/e)²k² ≥ ½ + ln(1/δ)`` (enough epochs; with δ = 1/N, k ≥ 4.24 at N = 10⁴)."""
+    """Thm 3.1, eq. (7): ``(2/e)²k² ≥ ½ + ln(1/δ)`` (enough epochs; with δ = 1/N, k ≥ 4.24 at N = 10⁴).
+
+    Parameters
+    ----------
+    k : float in (0, inf)
+        Number of epochs.
+    delta : float in (0, 1)
+        The δ of (ε, δ)-DP.
+
+    Returns
+    -------
+    Condition
+        The condition with both sides evaluated.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` or ``delta`` lies outside its range.
+    """
     k = check_in_interval("k", k, 0.0)
     L = -math.log(check_in_interval("delta", delta, 0.0, 1.0))
     return Condition("(7)", "(2/e)²k² ≥ ½ + ln(1/δ)", (2.0 / math.e) ** 2 * k * k, ">=", 0.5 + L)
@@ -55,6 +73,36 @@ def thm31_check(eps, delta, N, k, T=None, theta=1.0, gamma: str = "min", variant
 
     ``gamma="min"`` is the theorem's smallest root of (55); ``"paper"`` the one-step value of its calculator.
     Without ``T`` condition (8) is left out and ``T_min`` is what it would require.
+
+    Parameters
+    ----------
+    eps : float in (0, inf)
+        Target ε.
+    delta : float in (0, 1)
+        The δ of (ε, δ)-DP.
+    N : float in (0, inf)
+        Local data-set size.
+    k : float in (0, inf)
+        Number of epochs, ``K = kN``.
+    T : float in (0, inf), optional
+        Number of rounds; if given, condition (8) is checked against it.
+    theta : float, default 1.0
+        ``θ = s_max/s̄``.
+    gamma : {"min", "paper"}, default "min"
+        Reading of γ: the smallest root (``"min"``) or the one-step value of the calculators (``"paper"``).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected or the printed right-hand side of γ's fixed-point equation
+        (:func:`~dptheory.proactive.closed_form.rhs55`).
+
+    Returns
+    -------
+    TheoremCheck
+        Every hypothesis of the theorem, with ``values`` holding ``sigma``, ``gamma``, ``T_min`` and ``s_max``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
     """
     eps = check_in_interval("eps", eps, 0.0)
     N = check_in_interval("N", N, 0.0)
@@ -82,6 +130,39 @@ def thmB4_check(eps, delta, sigma, N, K, T, theta=1.0, gamma: str = "min", varia
 
     (32) ``s̄ ≤ g(σ(ε, δ))N/θ``, (33) ``ε ≤ γh(σ)K/N``, (34) ``ε ≥ γθ²(K/N)(s̄/N)`` (⟺ ``T ≥ γθ²k²/ε``),
     (35) ``σ ≥ σ(ε, δ)``; plus the existence of γ.
+
+    Parameters
+    ----------
+    eps : float in (0, inf)
+        Target ε.
+    delta : float in (0, 1)
+        The δ of (ε, δ)-DP.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    N : float in (0, inf)
+        Local data-set size.
+    K : float in (0, inf)
+        Total number of gradient computations ``Σ s_i``.
+    T : float in (0, inf)
+        Number of rounds.
+    theta : float in [1, inf), default 1.0
+        ``θ = s_max/s̄``.
+    gamma : {"min", "paper"}, default "min"
+        Reading of γ: the smallest root (``"min"``) or the one-step value of the calculators (``"paper"``).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected or the printed right-hand side of γ's fixed-point equation
+        (:func:`~dptheory.proactive.closed_form.rhs55`).
+
+    Returns
+    -------
+    TheoremCheck
+        Conditions (32)–(35) and the existence of γ, with ``values`` holding ``gamma``, ``s_bar``, ``k`` and
+        ``T_min``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
     """
     eps = check_in_interval("eps", eps, 0.0)
     sigma = check_in_interval("sigma", sigma, 0.0)
@@ -117,6 +198,30 @@ def thmB2_min_eps(s, N, sigma, delta, r0=None) -> TheoremCheck:
     ``σ ≥ (2/√c(c₁))·√(Ŝ₂T(ε + ln(1/δ)))/ε``; the bound decreases in ε, so the set of certified ε is
     ``[ε_min, ∞)`` and ``ε_min`` is found by bracketing in ``log ε``. When the ``2/(ρ̂x)`` branch is active
     the bound is exactly eq. (6) (``ρ̂`` cancels), which the tests use as an independent check.
+
+    Parameters
+    ----------
+    s : array_like
+        The positive sample sizes ``s_0, …, s_{T−1}``, one per round.
+    N : float
+        Local data-set size, above every ``s_i``.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    delta : float in (0, 1)
+        The δ of (ε, δ)-DP.
+    r0 : float in (0, inf), optional
+        ``r₀``; default ``σ·max s_i/N``.
+
+    Returns
+    -------
+    TheoremCheck
+        The hypotheses, with ``values`` holding ``r0``, ``u0``, ``u1``, ``rho``, ``rho_hat``, ``S1``–``S3`` and, when
+        every hypothesis holds, ``r`` and ``eps_min`` (``inf`` if no ε up to 10⁶ is certified).
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
     """
     s = check_positive_array("s", s)
     N = check_in_interval("N", N, float(s.max()), why="every sample size s_i must be below N")
@@ -156,6 +261,25 @@ def log_mgf_exact(lam: int, q, sigma) -> float:
 
     ``log Σ_{j=0}^{λ+1} C(λ+1, j)(1 − q)^{λ+1−j} q^j e^{j(j−1)/(2σ²)}`` (Mironov, Talwar & Zhang 2019,
     the dominant ordering of the two neighbours); summed in log space.
+
+    Parameters
+    ----------
+    lam : int
+        The moment order λ, at least 1.
+    q : float in (0, 1]
+        Sampling rate.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+
+    Returns
+    -------
+    float
+        ``α(λ)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
     """
     lam = check_int("lam", lam, 1, why="the moment order λ of Lemma B.3 is a positive integer")
     q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
@@ -176,6 +300,29 @@ def lemmaB3_bound(lam: int, s, N, sigma, r0=None) -> TheoremCheck:
     ``r₀`` defaults to ``σs/N``. The leading term is twice the exact ``q²λ(λ+1)/(2σ²)``: the factor 2
     inherited from Abadi et al.'s Lemma 3 (errata 001 §3.2). ``values["bound"]`` is the bound;
     ``values["exact"]`` is :func:`log_mgf_exact` at ``q = s/N``.
+
+    Parameters
+    ----------
+    lam : int
+        The moment order λ, at least 1.
+    s : float in (0, N)
+        Sample size of the round.
+    N : float in (0, inf)
+        Local data-set size.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    r0 : float in (0, inf), optional
+        ``r₀``; default ``σs/N``.
+
+    Returns
+    -------
+    TheoremCheck
+        The hypotheses, with ``values["exact"]`` and, when every hypothesis holds, ``values["bound"]``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
     """
     lam = check_int("lam", lam, 1, why="the moment order λ of Lemma B.3 is a positive integer")
     N = check_in_interval("N", N, 0.0)

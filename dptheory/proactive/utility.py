@@ -91,7 +91,21 @@ DEFAULT_MARGIN = float(stats.norm.ppf(0.9))
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A binary classification split: rows of ``X_*`` are examples, labels ``y_*`` in ``{−1, +1}``."""
+    """A binary classification split: rows of ``X_*`` are examples, labels ``y_*`` in ``{−1, +1}``.
+
+    Attributes
+    ----------
+    X_train : numpy.ndarray
+        Training examples, shape ``(n_train, d)``.
+    y_train : numpy.ndarray
+        Training labels in ``{−1, +1}``, shape ``(n_train,)``.
+    X_test : numpy.ndarray
+        Test examples, shape ``(n_test, d)``.
+    y_test : numpy.ndarray
+        Test labels in ``{−1, +1}``, shape ``(n_test,)``.
+    bayes_accuracy : float, default nan
+        Accuracy of the best classifier, when known (synthetic data).
+    """
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -101,10 +115,12 @@ class Dataset:
 
     @property
     def n_train(self) -> int:
+        """Number of training examples, the ``N`` of the paper."""
         return int(self.X_train.shape[0])
 
     @property
     def d(self) -> int:
+        """Number of features."""
         return int(self.X_train.shape[1])
 
     def __repr__(self) -> str:
@@ -119,6 +135,31 @@ def synthetic_classification(n_train: int, n_test: int, d: int, *, margin: float
     ``Φ(margin)`` (default ``margin = Φ⁻¹(0.9)``: 90%, a non-trivial problem), and the Bayes-optimal logistic
     model is ``w = 2m``. The stand-in for the paper's unnamed LIBSVM set (seed 001, Table 3: ``N = 10,000``).
 
+    Parameters
+    ----------
+    n_train : int
+        Number of training examples, at least 1.
+    n_test : int
+        Number of test examples, at least 1.
+    d : int
+        Dimension, at least 1.
+    margin : float in (0, inf), default ``Φ⁻¹(0.9)``
+        ``‖m‖``, the distance of each class mean from the origin.
+    seed : int, default 0
+        Seed of the direction ``u`` and of the draws.
+
+    Returns
+    -------
+    Dataset
+        The split, with ``bayes_accuracy = Φ(margin)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+
+    Examples
+    --------
     >>> synthetic_classification(100, 50, 3, seed=0)
     Dataset(n_train=100, n_test=50, d=3, bayes_accuracy=0.9)
     """
@@ -140,7 +181,22 @@ def synthetic_classification(n_train: int, n_test: int, d: int, *, margin: float
 
 
 def step_size(t, *, eta0: float = 0.1, beta: float = 0.001):
-    """The diminishing step size ``η(t) = η₀/(1 + βt)`` of seed 001, Table 1 (strongly convex)."""
+    """The diminishing step size ``η(t) = η₀/(1 + βt)`` of seed 001, Table 1 (strongly convex).
+
+    Parameters
+    ----------
+    t : array_like
+        Gradient-computation counter(s) ``t``.
+    eta0 : float, default 0.1
+        ``η₀``.
+    beta : float, default 0.001
+        ``β``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``η(t)``, elementwise.
+    """
     return eta0 / (1.0 + beta * np.asarray(t, dtype=float))
 
 
@@ -154,15 +210,66 @@ def _check_step_rule(step_rule: str) -> str:
 
 
 def round_step(i, s: int, *, eta0: float = 0.1, beta: float = 0.001, step_rule: str = "sum"):
-    """``η̄_i``, the factor of round ``i``'s sum ``U``: ``η(i·s)`` (``"sum"``, Table 1 ‡) or ``η(i·s)/s`` (``"mean"``)."""
+    """``η̄_i``, the factor of round ``i``'s sum ``U``: ``η(i·s)`` (``"sum"``, Table 1 ‡) or ``η(i·s)/s`` (``"mean"``).
+
+    Parameters
+    ----------
+    i : array_like
+        Round index (or indices), from 0.
+    s : int
+        Sample size of a round.
+    eta0 : float, default 0.1
+        ``η₀``.
+    beta : float, default 0.001
+        ``β``.
+    step_rule : {"sum", "mean"}, default "sum"
+        Whether the round's sum ``U`` is stepped by ``η(i·s)`` or ``η(i·s)/s``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``η̄_i``, elementwise.
+
+    Raises
+    ------
+    ValueError
+        If ``step_rule`` is unknown.
+    """
     eta = step_size(np.asarray(i, dtype=float) * s, eta0=eta0, beta=beta)
     return eta / s if _check_step_rule(step_rule) == "mean" else eta
 
 
 def final_round_step(K: int, s: int, *, eta0: float = 0.1, beta: float = 0.001, step_rule: str = "sum") -> float:
-    """``η̄_{T−1}`` with ``T = ⌊K/s⌋``: the factor by which Alg. 1's last round puts its noise ``N(0, C²σ²I)`` into the
+    """``η̄_{T−1}`` with ``T = ⌊K/s⌋``: the step factor of Alg. 1's last round.
+
+    It is the factor by which Alg. 1's last round puts its noise ``N(0, C²σ²I)`` into the
     final model (line 15: ``ŵ ← ŵ + η̄_i U``), i.e. the ``step`` of :func:`utility_graph` for the actual algorithm.
 
+    Parameters
+    ----------
+    K : int
+        Number of gradient computations, at least 1.
+    s : int
+        Sample size of a round, ``1 ≤ s ≤ K``.
+    eta0 : float, default 0.1
+        ``η₀``.
+    beta : float, default 0.001
+        ``β``.
+    step_rule : {"sum", "mean"}, default "sum"
+        As in :func:`round_step`.
+
+    Returns
+    -------
+    float
+        ``η̄_{T−1}``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``step_rule`` is unknown.
+
+    Examples
+    --------
     >>> round(final_round_step(50_000, 26), 7)       # seed 001, Table 3: 0.1/(1 + 0.001·1922·26)
     0.0019619
     """
@@ -172,7 +279,22 @@ def final_round_step(K: int, s: int, *, eta0: float = 0.1, beta: float = 0.001, 
 
 
 def regularized_loss(data: Dataset, w, *, lam: float | None = None) -> float:
-    """Training objective ``F(w) = (1/N) Σ ln(1 + exp(−y wᵀx)) + (λ/2)‖w‖²`` (eq. (9) per example; ``λ = 1/N``)."""
+    """Training objective ``F(w) = (1/N) Σ ln(1 + exp(−y wᵀx)) + (λ/2)‖w‖²`` (eq. (9) per example; ``λ = 1/N``).
+
+    Parameters
+    ----------
+    data : Dataset
+        The data; ``F`` is evaluated on its training split.
+    w : array_like
+        The model, shape ``(d,)``.
+    lam : float in [0, inf), optional
+        ``λ``; default ``1/N``.
+
+    Returns
+    -------
+    float
+        ``F(w)``.
+    """
     w = np.asarray(w, dtype=float)
     lam = 1.0 / data.n_train if lam is None else check_in_interval("lam", lam, 0.0, lo_closed=True)
     z = data.y_train * (data.X_train @ w)
@@ -199,6 +321,37 @@ def train_clipped(
     ``lam`` defaults to ``1/N`` (Table 1). While every gradient is clipped and ``λ = 0``, ``[g]_C = −C·y x/‖x‖``
     does not depend on ``w``, so ``w*(C)`` is exactly proportional to ``C``: a smaller ``C`` acts as a smaller step
     (App. E).
+
+    Parameters
+    ----------
+    data : Dataset
+        The data; training uses its training split (``N = data.n_train``).
+    C : float in (0, inf)
+        Clipping constant.
+    K : int
+        Number of gradient computations, at least ``s``.
+    s : int
+        Sample size of a round, ``1 ≤ s ≤ N``.
+    eta0 : float in (0, inf), default 0.1
+        ``η₀``.
+    beta : float in [0, inf), default 0.001
+        ``β``.
+    lam : float in [0, inf), optional
+        ``λ``; default ``1/N``.
+    seed : int, default 0
+        Seed of the mini-batches.
+    step_rule : {"sum", "mean"}, default "sum"
+        As in :func:`round_step`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``w*(C)``, shape ``(d,)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``step_rule`` is unknown.
     """
     C = check_in_interval("C", C, 0.0)
     N = data.n_train
@@ -227,8 +380,31 @@ def expected_accuracy(w, X, y, tau) -> np.ndarray:
 
     Given ``x``, ``y(w + τz)ᵀx ~ N(y wᵀx, τ²‖x‖²)``, so each test point is classified correctly with probability
     ``Φ(y wᵀx/(τ‖x‖))`` whatever the data distribution; at ``τ = 0`` this is the plain accuracy (a margin of
-    exactly 0 counts as wrong, as in :func:`utility_graph`). Returns one value per entry of ``tau``.
+    exactly 0 counts as wrong, as in :func:`utility_graph`).
 
+    Parameters
+    ----------
+    w : array_like
+        The model, shape ``(d,)``.
+    X : array_like
+        Examples, shape ``(n, d)``.
+    y : array_like
+        Labels in ``{−1, +1}``, shape ``(n,)``.
+    tau : float or array_like
+        Noise standard deviation(s) ``τ ≥ 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E_z[acc(w + τz)]``, one value per entry of ``tau``.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``tau`` is negative or not finite.
+
+    Examples
+    --------
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0]]); y = np.array([1.0, -1.0])
     >>> expected_accuracy([1.0, 1.0], X, y, [0.0, 1.0]).round(4).tolist()   # (1 + 0)/2, (Φ(1) + Φ(−1))/2
     [0.5, 0.5]
@@ -252,6 +428,25 @@ class UtilityGraph:
     ``ratio_draws[c, j, k]`` is draw ``k`` at ``C_values[c]``, ``sigmas[j]``; ``ratio``, ``lo``, ``hi`` are its mean
     over draws and the Student-t interval at ``level``. ``weights[c]`` is ``w*(C_values[c])``; the noise standard
     deviation is ``step·C·σ``.
+
+    Attributes
+    ----------
+    C_values : numpy.ndarray
+        The clipping constants ``C``.
+    sigmas : numpy.ndarray
+        The grid of σ, non-decreasing.
+    ratio_draws : numpy.ndarray
+        Per-draw accuracy fractions, shape ``(len(C_values), len(sigmas), draws)``.
+    base_accuracy : numpy.ndarray
+        Test accuracy of ``w*(C)`` without noise, one per ``C``.
+    weights : numpy.ndarray
+        ``w*(C)``, one row per ``C``.
+    step : float
+        Factor of the noise: its standard deviation is ``step·C·σ``.
+    level : float, default 0.95
+        Confidence level of :meth:`interval`, :attr:`lo` and :attr:`hi`.
+    settings : dict
+        The training and evaluation settings.
     """
 
     C_values: np.ndarray
@@ -269,23 +464,54 @@ class UtilityGraph:
         return self.ratio_draws.mean(axis=2)
 
     def interval(self, level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Student-t confidence interval of the mean ratio at ``level`` (default: the graph's)."""
+        """Student-t confidence interval of the mean ratio at ``level`` (default: the graph's).
+
+        Parameters
+        ----------
+        level : float in (0, 1), optional
+            Confidence level; default the graph's ``level``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(lo, hi)``, each of shape ``(len(C_values), len(sigmas))``.
+        """
         D = self.ratio_draws.shape[2]
         sem = self.ratio_draws.std(axis=2, ddof=1) / math.sqrt(D)
         return t_interval(self.ratio, sem, D, self.level if level is None else level)
 
     @property
     def lo(self) -> np.ndarray:
+        """Lower end of :meth:`interval` at the graph's ``level``, shape ``(len(C_values), len(sigmas))``."""
         return self.interval()[0]
 
     @property
     def hi(self) -> np.ndarray:
+        """Upper end of :meth:`interval` at the graph's ``level``, shape ``(len(C_values), len(sigmas))``."""
         return self.interval()[1]
 
     def feasible(self, max_drop: float = 0.1) -> dict[float, tuple[float, float] | None]:
-        """``{C: (σ_min, σ_max)}``: the range ``R_C`` of grid ``σ``, from the smallest one up, whose mean ratio is
+        """The range ``R_C`` of grid ``σ`` whose mean ratio stays ``≥ 1 − max_drop``, per ``C``.
+
+        The result is ``{C: (σ_min, σ_max)}``: the range ``R_C`` of grid ``σ``, from the smallest one up, whose mean ratio is
         ``≥ 1 − max_drop`` at every grid point (App. E, Fig. 15); ``None`` if the smallest ``σ`` already drops more.
-        Resolution is the grid's; :meth:`crossing` interpolates."""
+        Resolution is the grid's; :meth:`crossing` interpolates.
+
+        Parameters
+        ----------
+        max_drop : float in (0, 1), default 0.1
+            The tolerated drop of the accuracy fraction.
+
+        Returns
+        -------
+        dict
+            ``{C: (σ_min, σ_max)}``, or ``{C: None}`` where the smallest ``σ`` already drops more.
+
+        Raises
+        ------
+        ValueError
+            If ``max_drop`` lies outside ``(0, 1)``.
+        """
         max_drop = check_in_interval("max_drop", max_drop, 0.0, 1.0)
         out = {}
         for c, r in zip(self.C_values, self.ratio):
@@ -295,8 +521,27 @@ class UtilityGraph:
         return out
 
     def crossing(self, max_drop: float = 0.1) -> np.ndarray:
-        """Per ``C``, the ``σ`` at which the mean ratio first falls to ``1 − max_drop`` (linear interpolation between
-        grid points); ``inf`` if it never does on the grid, ``nan`` if the first grid point is already below."""
+        """Per ``C``, the ``σ`` at which the mean ratio first falls to ``1 − max_drop``.
+
+        Linear interpolation between grid points; ``inf`` if it never does on the grid, ``nan`` if the first grid point
+        is already below.
+
+        Parameters
+        ----------
+        max_drop : float in (0, 1), default 0.1
+            The tolerated drop of the accuracy fraction.
+
+        Returns
+        -------
+        numpy.ndarray
+            One ``σ`` per ``C``: ``inf`` if the ratio never falls to ``1 − max_drop`` on the grid, ``nan`` if the first grid
+            point is already below.
+
+        Raises
+        ------
+        ValueError
+            If ``max_drop`` lies outside ``(0, 1)``.
+        """
         max_drop = check_in_interval("max_drop", max_drop, 0.0, 1.0)
         target = 1.0 - max_drop
         out = np.empty(len(self.C_values))
@@ -360,6 +605,50 @@ def utility_graph(
     ``step = 1`` is App. D.2's ``N(0, C²σ²I)``; pass :func:`final_round_step` for the noise Alg. 1's last round adds
     to the model. ``seed`` fixes both the training mini-batches and the draws. ``sigmas`` must be non-decreasing
     and ``≥ 0``.
+
+    Parameters
+    ----------
+    data : Dataset
+        Training and test data.
+    C_values : array_like
+        Positive clipping constants ``C``.
+    sigmas : array_like
+        Non-decreasing grid of ``σ ≥ 0``.
+    K : int
+        Number of gradient computations of :func:`train_clipped`, at least ``s``.
+    s : int
+        Sample size of a round, ``1 ≤ s ≤ N``.
+    step : float in (0, inf), default 1.0
+        Factor of the noise: its standard deviation is ``step·C·σ``.
+    draws : int, default 200
+        Number of noise draws, at least 2.
+    seed : int, default 0
+        Seed of the training mini-batches and of the draws.
+    level : float in (0, 1), default 0.95
+        Confidence level of the Student-t intervals.
+    backend : str, optional
+        Array backend of the evaluation (:func:`dptheory.backend.get_backend`); default ``$DPTHEORY_BACKEND``, else
+        NumPy.
+    eta0 : float, default 0.1
+        ``η₀`` of :func:`train_clipped`.
+    beta : float, default 0.001
+        ``β`` of :func:`train_clipped`.
+    lam : float, optional
+        ``λ`` of :func:`train_clipped`; default ``1/N``.
+    step_rule : {"sum", "mean"}, default "sum"
+        As in :func:`round_step`.
+    common_draws : bool, default True
+        Use the same draws for every ``C`` and ``σ`` (common random numbers); else fresh ones for every ``(C, σ)``.
+
+    Returns
+    -------
+    UtilityGraph
+        The per-draw ratios with ``w*(C)``, the base accuracies and the settings.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range, or ``w*(C)`` classifies no test point correctly.
     """
     C_values = check_positive_array("C_values", C_values)
     sig = np.atleast_1d(np.asarray(sigmas, dtype=float))
