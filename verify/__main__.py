@@ -1,17 +1,26 @@
-"""``python -m verify [--quick] [--out figures] [--only SCRIPT ...] [--jobs N]``: regenerate every figure and
-``claims.json``/``REPORT.md``.
+"""``python -m verify [--quick] [--out figures] [--only SCRIPT ...] [--jobs N] [--scheduler ADDRESS | --workers N]``:
+regenerate every figure and ``claims.json``/``REPORT.md``.
 
 Each script module exposes ``run(out_dir, quick, executor) -> list[Claim]``. Exit status 1 if any claim
 fails. By default the scripts run side by side in ``--jobs`` local processes (one script per process, the
 longest submitted first; each farms its simulations out to a local pool of its own), and their claims are
-reported in the order of :data:`SCRIPTS`. ``main(argv, executor=...)`` takes any ``concurrent.futures.Executor``
-instead (a cluster's): the scripts then run one after the other here and send their simulations to it.
+reported in the order of :data:`SCRIPTS`.
+
+On a Dask cluster (``pip install -e ".[cluster]"``): ``--scheduler tcp://HOST:8786`` sends every script's
+simulations and sweeps to that scheduler's workers (each script process connects its own
+``distributed.Client`` and hands its ``get_executor()`` to the script); ``--workers N`` starts a
+``LocalCluster`` of N worker processes here and does the same. The scripts themselves, their figures and the
+simulation cache stay on this machine; the workers need the same checkout of the code (a result computed by
+another version of ``dptheory`` is refused, see :mod:`verify._runner`). ``docs/cluster.md`` says how to run the
+full verification on a cluster. ``main(argv, executor=...)`` takes any ``concurrent.futures.Executor``
+instead: the scripts then run one after the other here and send their work to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -41,29 +50,78 @@ LONGEST_FIRST = ("comparison", "blt_figures", "blt_paper", "figure2", "isrl_simu
                  "figure3", "tree_experiment")
 
 
+#: how long ``--scheduler`` waits for the scheduler to answer before giving up with a one-line error
+CONNECT_TIMEOUT = "10s"
+
+
 def _name(script) -> str:
     return script.__name__.rsplit(".", 1)[-1]
 
 
-def _run_script(name: str, out: Path, quick: bool, executor=None) -> tuple[list, float]:
-    """One script's claims (each recording its script) and its wall time."""
+def _run_script(name: str, out: Path, quick: bool, executor=None, scheduler: str | None = None) -> tuple[list, float]:
+    """One script's claims (each recording its script) and its wall time.
+
+    ``scheduler``: the address of a Dask scheduler; the script's work goes to it through a client of its own.
+    """
     start = time.perf_counter()
     script = importlib.import_module(f"{__package__ or 'verify'}.{name}")
-    claims = [dataclasses.replace(c, script=name) for c in script.run(out, quick=quick, executor=executor)]
-    return claims, time.perf_counter() - start
+    if scheduler is not None:
+        from distributed import Client
+
+        with Client(scheduler, timeout="30s") as client:
+            claims = script.run(out, quick=quick, executor=client.get_executor())
+    else:
+        claims = script.run(out, quick=quick, executor=executor)
+    return [dataclasses.replace(c, script=name) for c in claims], time.perf_counter() - start
 
 
-def _results(names: list[str], out: Path, quick: bool, jobs: int, executor):
+def _results(names: list[str], out: Path, quick: bool, jobs: int, executor, scheduler: str | None):
     """``(name, claims, seconds)`` per script, in the order of ``names``."""
     if executor is not None or jobs == 1 or len(names) == 1:
         for name in names:
-            yield (name, *_run_script(name, out, quick, executor))
+            yield (name, *_run_script(name, out, quick, executor, scheduler))
         return
     order = sorted(names, key=lambda n: LONGEST_FIRST.index(n) if n in LONGEST_FIRST else len(LONGEST_FIRST))
     with cf.ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = {name: pool.submit(_run_script, name, out, quick) for name in order}
+        futures = {name: pool.submit(_run_script, name, out, quick, None, scheduler) for name in order}
         for name in names:
             yield (name, *futures[name].result())
+
+
+@contextlib.contextmanager
+def _scheduler(parser, address: str | None, workers: int | None):
+    """The address of the Dask scheduler to use (``None``: no cluster), starting a ``LocalCluster`` for ``workers``."""
+    if address is None and workers is None:
+        yield None
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        parser.error("--scheduler and --workers need Dask's distributed scheduler: pip install -e '.[cluster]'")
+    if workers is not None:
+        # one thread per worker: the simulations are NumPy-bound and verify sets one BLAS thread per process
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            yield cluster.scheduler_address
+        return
+    try:  # fail here, with one line, rather than inside the first script
+        with Client(address, timeout=CONNECT_TIMEOUT) as client:
+            n = len(client.scheduler_info()["workers"])
+    except (OSError, TimeoutError, ValueError) as exc:
+        parser.error(f"--scheduler: cannot reach a Dask scheduler at {address!r} ({exc})")
+    if n == 0:
+        print(f"verify: the scheduler at {address} has no workers yet; tasks wait until one joins", file=sys.stderr)
+    yield address
+
+
+def _summary(timings: dict[str, float], out: Path, wall: float, where: str) -> str:
+    """The closing lines: where the results are and how long each script took."""
+    slowest = sorted(timings.items(), key=lambda kv: -kv[1])
+    lines = [f"verify: {len(timings)} scripts in {wall:.0f} s ({where})",
+             "  seconds per script: " + ", ".join(f"{n} {t:.1f}" for n, t in slowest),
+             f"  report:  {out / 'REPORT.md'}",
+             f"  claims:  {out / 'claims.json'}",
+             f"  figures: {len(list(out.glob('*.png')))} PNG files in {out}/"]
+    return "\n".join(lines)
 
 
 def main(argv=None, executor=None) -> int:
@@ -75,18 +133,34 @@ def main(argv=None, executor=None) -> int:
                              "other scripts' claims are kept as that file has them (the report says so)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="scripts run side by side (default: the number of CPUs; 1 runs them one after another)")
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="a Dask scheduler (e.g. tcp://host:8786) whose workers run the simulations and sweeps; "
+                              "the workers must run the same checkout (see docs/cluster.md)")
+    cluster.add_argument("--workers", type=int, metavar="N",
+                         help="start a Dask LocalCluster of N worker processes on this machine and use it")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be an integer >= 1, got {args.jobs}")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be an integer >= 1, got {args.workers}")
+    if executor is not None and (args.scheduler or args.workers):
+        parser.error("--scheduler/--workers cannot be combined with an executor passed to main()")
     names = [_name(s) for s in SCRIPTS if args.only is None or _name(s) in args.only]
     args.out.mkdir(parents=True, exist_ok=True)
-    claims, start = [], time.perf_counter()
-    for name, new, seconds in _results(names, args.out, args.quick, args.jobs, executor):
-        claims += new
-        failed = [c.id for c in new if not (c.passed or c.informational)]
-        info = sum(c.informational for c in new)
-        print(f"verify.{name}: {len(new) - info} claims, {len(failed)} failed {failed or ''}"
-              f"{f' (+{info} informational)' if info else ''} ({seconds:.1f} s)")
+    claims, timings, start = [], {}, time.perf_counter()
+    with _scheduler(parser, args.scheduler, args.workers) as scheduler:
+        jobs = 1 if executor is not None else min(args.jobs, len(names))
+        where = (f"{jobs} jobs; simulations on "
+                 + (f"the Dask scheduler {scheduler}" if scheduler else "a given executor" if executor else "local processes"))
+        print(f"verify: {len(names)} scripts, {'quick' if args.quick else 'full'} sizes, {where}", flush=True)
+        for name, new, seconds in _results(names, args.out, args.quick, args.jobs, executor, scheduler):
+            claims += new
+            timings[name] = seconds
+            failed = [c.id for c in new if not (c.passed or c.informational)]
+            info = sum(c.informational for c in new)
+            print(f"verify.{name}: {len(new) - info} claims, {len(failed)} failed {failed or ''}"
+                  f"{f' (+{info} informational)' if info else ''} ({seconds:.1f} s)", flush=True)
     note = ""
     if args.only is not None:
         fresh = {c.id for c in claims}
@@ -96,8 +170,8 @@ def main(argv=None, executor=None) -> int:
                 f"the previous claims.json: the other {len(kept)} claims are as that run left them.")
     # tables a script rendered (e.g. seed 002's Figure 3) are appended to REPORT.md
     write_report(claims, args.out, tuple(p.read_text() for p in sorted(args.out.glob("*_table.md"))), note=note)
-    print(f"{headline(claims)}; report in {args.out / 'REPORT.md'} "
-          f"({time.perf_counter() - start:.0f} s, {min(args.jobs, len(names)) if executor is None else 1} jobs)")
+    print(headline(claims))
+    print(_summary(timings, args.out, time.perf_counter() - start, where))
     return 0 if all(c.passed or c.informational for c in claims) else 1
 
 

@@ -1,14 +1,23 @@
-"""Run simulations through an executor, with an on-disk cache keyed by every parameter.
+"""Run simulations through an executor, with an on-disk cache keyed by every parameter and the code's version.
 
 ``run_all(tasks)`` returns one :class:`~dptheory.simulation.SimulationResult` per task. Finished results are
-cached under ``.verify-cache/`` (one JSON file per task, written atomically), so a second ``make verify``
-only redoes what changed, and an interrupted run leaves no partial entry. Any ``concurrent.futures``-style
-executor can be passed (local processes by default; a cluster executor later, without code changes).
+cached under ``.verify-cache/`` (one JSON file per task, written atomically through a unique temporary file and
+a rename, so several processes writing the same entry at once leave one whole entry, and an interrupted run
+leaves none), so a second ``make verify`` only redoes what changed. The key holds everything that determines a
+result: the mechanism, the problem, the simulation settings (seed included), the cache format
+(:data:`CACHE_VERSION`) and :func:`code_version`, a hash of the ``dptheory`` code that runs the simulation.
+
+Any ``concurrent.futures``-style executor can be passed: local processes by default, or a Dask cluster's
+(``distributed.Client.get_executor()``; ``python -m verify --scheduler`` / ``--workers``). Each result carries
+the code version of the process that computed it, and a result from a worker whose ``dptheory`` differs from
+this process's is refused rather than cached.
 """
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import os
@@ -28,7 +37,36 @@ def cache_dir() -> Path:
     """``$DPTHEORY_CACHE`` or ``.verify-cache/`` (git-ignored)."""
     return Path(os.environ.get("DPTHEORY_CACHE", ".verify-cache"))
 
-CACHE_VERSION = 2  # bump when the simulator's output for given parameters changes
+CACHE_VERSION = 3  # bump when the format of a cache entry changes (a change of code changes code_version())
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """``tree`` with the docstring of every module, class and function removed (they change no result)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+@functools.lru_cache(maxsize=None)
+def code_version() -> str:
+    """A hash of the code of the installed ``dptheory`` package: every module's syntax tree, without docstrings.
+
+    Comments, docstrings, formatting and line numbers do not enter (``ast.dump`` leaves positions out), so
+    rewriting documentation keeps the cache; any change of code, in any module, gives a new version and so
+    new cache keys. Hashing the whole package, not only what :func:`dptheory.simulate` imports today, keeps
+    the key right when the simulator starts to use another module.
+    """
+    root = Path(dpt.__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        tree = _without_docstrings(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(ast.dump(tree).encode())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -43,7 +81,7 @@ class Task:
         p = self.problem
         payload = json.dumps(
             dict(
-                v=CACHE_VERSION, mechanism=dpt.as_mechanism(self.mechanism).cache_key(),
+                v=CACHE_VERSION, code=code_version(), mechanism=dpt.as_mechanism(self.mechanism).cache_key(),
                 problem=type(p).__name__, eta=p.eta, sigma_sgd=p.sigma_sgd,
                 eigs=hashlib.sha256(np.ascontiguousarray(p.eigs).tobytes()).hexdigest(),
                 kwargs={k: repr(v) if k == "participation" else v for k, v in self.kwargs.items()},
@@ -60,7 +98,18 @@ def _run(task: Task) -> dict:
     # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
     # finite-horizon run the task's own mechanism
     taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
-    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
+    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings,
+                code=code_version())
+
+
+def _checked(entry: dict, task: Task) -> dict:
+    """``entry`` if the process that computed it ran this process's ``dptheory`` code; else an error."""
+    if entry.get("code") != code_version():
+        raise RuntimeError(
+            f"a simulation of {task!r:.120} was computed with dptheory code version {entry.get('code')}, but this "
+            f"process runs {code_version()}: start the cluster's workers from the same checkout (same commit, "
+            f"installed with `make install`) as the process that runs verify")
+    return entry
 
 
 def _load(entry: dict, task: Task) -> SimulationResult:
@@ -88,7 +137,7 @@ def run_all(tasks: list[Task], *, executor: cf.Executor | None = None, desc: str
             futures = {ex.submit(_run, t): k for k, t in todo.items()}
             for fut in tqdm(cf.as_completed(futures), total=len(futures), desc=desc, leave=False):
                 k = futures[fut]
-                entries[k] = fut.result()
+                entries[k] = _checked(fut.result(), todo[k])
                 atomic_write(cache / f"{k}.json", json.dumps(entries[k]))
         finally:
             if own:
