@@ -3,8 +3,8 @@ regenerate every figure and ``claims.json``/``REPORT.md``.
 
 Each script module exposes ``run(out_dir, quick, executor) -> list[Claim]``. Exit status 1 if any claim
 fails. By default the scripts run side by side in ``--jobs`` local processes (one script per process, the
-longest submitted first; each farms its simulations out to a local pool of its own), and their claims are
-reported in the order of :data:`SCRIPTS`.
+longest submitted first; each farms its simulations out to a local pool of its own). A line is printed as each
+script finishes, and the claims are reported in the order of :data:`SCRIPTS`.
 
 On a Dask cluster (``pip install -e ".[cluster]"``): ``--scheduler tcp://HOST:8786`` sends every script's
 simulations and sweeps to that scheduler's workers (each script process connects its own
@@ -76,16 +76,16 @@ def _run_script(name: str, out: Path, quick: bool, executor=None, scheduler: str
 
 
 def _results(names: list[str], out: Path, quick: bool, jobs: int, executor, scheduler: str | None):
-    """``(name, claims, seconds)`` per script, in the order of ``names``."""
+    """``(name, claims, seconds)`` per script, as each finishes (in the order of ``names`` when run one by one)."""
     if executor is not None or jobs == 1 or len(names) == 1:
         for name in names:
             yield (name, *_run_script(name, out, quick, executor, scheduler))
         return
     order = sorted(names, key=lambda n: LONGEST_FIRST.index(n) if n in LONGEST_FIRST else len(LONGEST_FIRST))
     with cf.ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        futures = {name: pool.submit(_run_script, name, out, quick, None, scheduler) for name in order}
-        for name in names:
-            yield (name, *futures[name].result())
+        futures = {pool.submit(_run_script, name, out, quick, None, scheduler): name for name in order}
+        for future in cf.as_completed(futures):
+            yield (futures[future], *future.result())
 
 
 @contextlib.contextmanager
@@ -148,19 +148,20 @@ def main(argv=None, executor=None) -> int:
         parser.error("--scheduler/--workers cannot be combined with an executor passed to main()")
     names = [_name(s) for s in SCRIPTS if args.only is None or _name(s) in args.only]
     args.out.mkdir(parents=True, exist_ok=True)
-    claims, timings, start = [], {}, time.perf_counter()
+    by_script, timings, start = {}, {}, time.perf_counter()
     with _scheduler(parser, args.scheduler, args.workers) as scheduler:
         jobs = 1 if executor is not None else min(args.jobs, len(names))
         where = (f"{jobs} jobs; simulations on "
                  + (f"the Dask scheduler {scheduler}" if scheduler else "a given executor" if executor else "local processes"))
         print(f"verify: {len(names)} scripts, {'quick' if args.quick else 'full'} sizes, {where}", flush=True)
         for name, new, seconds in _results(names, args.out, args.quick, args.jobs, executor, scheduler):
-            claims += new
+            by_script[name] = new
             timings[name] = seconds
             failed = [c.id for c in new if not (c.passed or c.informational)]
             info = sum(c.informational for c in new)
             print(f"verify.{name}: {len(new) - info} claims, {len(failed)} failed {failed or ''}"
                   f"{f' (+{info} informational)' if info else ''} ({seconds:.1f} s)", flush=True)
+    claims = [c for name in names for c in by_script[name]]  # reported in the order of SCRIPTS
     note = ""
     if args.only is not None:
         fresh = {c.id for c in claims}
