@@ -107,8 +107,10 @@ def _max_separated_sum(w: np.ndarray, k: int, b: int) -> float:
 
 
 class BandedMechanism(DenseMechanism):
-    r"""An explicit ``n × n`` lower-triangular strategy ``C`` with ``bands = b̂`` bands (``C_ij = 0`` for
-    ``i − j ≥ b̂``): BandMF (Choquette-Choo et al. 2023) or any banded factorisation (seed 003 §2.4, Table 1).
+    r"""An explicit ``n × n`` lower-triangular strategy ``C`` with ``bands = b̂`` bands.
+
+    ``C_ij = 0`` for ``i − j ≥ b̂``: BandMF (Choquette-Choo et al. 2023) or any banded factorisation
+    (seed 003 §2.4, Table 1).
 
     Everything is :class:`~dptheory.mechanisms.DenseMechanism`'s except the sensitivity under ``b``-min-separation
     with ``b ≥ b̂`` (or a single participation): then distinct participations meet orthogonal columns
@@ -119,6 +121,20 @@ class BandedMechanism(DenseMechanism):
     exactly, for any signs of ``C`` (a dynamic programme over the column norms of the leading ``n × n`` block; the
     truncated block of a column-normalised ``C`` has shorter last columns). For ``b < b̂`` the dense pattern
     enumeration of the base class applies (exact where ``CᵀC ≥ 0`` on the patterns, refused otherwise).
+
+    Parameters
+    ----------
+    strategy : array_like
+        The strategy ``C``: square, finite, lower-triangular, with a nonzero diagonal and at most ``bands`` bands.
+    bands : int
+        The number of bands ``b̂``, in ``[1, n]`` (keyword-only).
+    name : str, optional
+        The mechanism's name; by default ``BandedMechanism(n=…, bands=…)``.
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is not such a matrix or has a nonzero entry below its ``bands`` bands.
     """
 
     def __init__(self, strategy, *, bands: int, name: str | None = None):
@@ -139,22 +155,53 @@ class BandedMechanism(DenseMechanism):
             self.name = f"BandedMechanism(n={self.size}, bands={self.bands})"
 
     def column_norms(self, n: int | None = None) -> np.ndarray:
-        """``‖C_{:,j}‖₂`` of the leading ``n × n`` block (all of ``C`` by default)."""
+        """The column norms ``‖C_{:,j}‖₂`` of the leading ``n × n`` block (all of ``C`` by default).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps, at most ``size``; ``None`` (the default) is all of ``C``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``n`` column norms.
+        """
         n = self.size if n is None else self._check_n(n)
         return np.sqrt(np.einsum("ij,ij->j", self.C[:n, :n], self.C[:n, :n]))
 
     @property
     def column_normalised(self) -> bool:
-        """Every column of ``C`` has unit norm (to ``1e-12`` relative): BandMF's normalisation."""
+        """Whether every column of ``C`` has unit norm (to ``1e-12`` relative): BandMF's normalisation."""
         return bool(np.all(np.abs(self.column_norms() - 1.0) <= _UNIT_RTOL))
 
     def _separated(self, n: int, participation: Participation) -> bool:
         return participation.participations(n) == 1 or participation.min_sep >= self.bands
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
-        r"""``sens_Π(C)`` over ``n`` steps: ``√k'`` exactly for unit columns and ``b ≥ b̂`` (Choquette-Choo et al.
+        r"""The sensitivity ``sens_Π(C)`` over ``n`` steps, exact for ``b ≥ b̂`` from the column norms.
+
+        ``√k'`` exactly for unit columns and ``b ≥ b̂`` (Choquette-Choo et al.
         2023, Thm 2; seed 003 §2.4), ``(max_π Σ_{i∈π} ‖C_{:,i}‖²)^{1/2}`` for other column norms with ``b ≥ b̂``,
-        and the dense enumeration (:func:`~dptheory.mechanisms.dense_sensitivity`) for ``b < b̂``."""
+        and the dense enumeration (:func:`~dptheory.mechanisms.dense_sensitivity`) for ``b < b̂``.
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps, at most ``size``; ``None`` (the default) is refused: no streaming limit.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
+
+        Raises
+        ------
+        ValueError
+            If ``n`` is ``None``, or ``b < b̂`` and the dense enumeration has no exact route.
+        """
         if n is None:
             raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
         n = self._check_n(n)
@@ -168,7 +215,20 @@ class BandedMechanism(DenseMechanism):
         return math.sqrt(_max_separated_sum(norms**2, k, participation.min_sep))
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
-        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation``."""
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation
+            The participation schema.
+
+        Returns
+        -------
+        str
+            A description of the route, naming its theorem.
+        """
         participation = _check_participation(participation)
         if participation.participations(n) > 1 and participation.min_sep >= self.bands:
             return (f"min_sep b = {participation.min_sep} >= bands = {self.bands}: participations meet orthogonal "
@@ -182,6 +242,13 @@ class BandedMechanism(DenseMechanism):
         return "enumeration of the participation patterns over C^T C >= 0 (seed 003 eq. 6)"  # pragma: no cover
 
     def cache_key(self) -> str:
+        """A stable identifier: the number of bands and the SHA-256 of the strategy's bytes.
+
+        Returns
+        -------
+        str
+            ``BandedMechanism:bands=<b̂>:<hex digest>``.
+        """
         digest = hashlib.sha256(np.ascontiguousarray(self.C).tobytes()).hexdigest()
         return f"BandedMechanism:bands={self.bands}:{digest}"
 
@@ -193,13 +260,29 @@ def _sqrt_coeffs(m: int) -> np.ndarray:
 
 
 def banded_sqrt(n: int, bands: int, *, normalise: bool = False) -> BandedMechanism:
-    r"""BandFHU (Kalinin & Lampert 2024, as seed 003 §2.4 / Fig. 6 uses it): the banded Toeplitz strategy with the
+    r"""BandFHU (Kalinin & Lampert 2024, as seed 003 §2.4 / Fig. 6 uses it) as an ``n × n`` banded strategy.
+
+    The banded Toeplitz strategy with the
     first ``b̂ = bands`` coefficients ``c_j = C(2j, j)/4^j`` of the square-root factorisation ``(1 − x)^{−1/2}``.
 
     As the digest of seed 003 (C36) reads the paper, BandFHU is **unnormalised** (``normalise=False``, the default):
     column ``j`` has norm ``(Σ_{i < min(b̂, n − j)} c_i²)^{1/2}``, non-increasing in ``j``, and its sensitivity for
     ``b ≥ b̂`` comes from the column norms (:meth:`BandedMechanism.sensitivity`). ``normalise=True`` divides every
     column by its norm (the column-normalised start of :func:`optimize_banded`).
+
+    Parameters
+    ----------
+    n : int
+        The number of steps.
+    bands : int
+        The number of bands ``b̂``, in ``[1, n]``.
+    normalise : bool, default False
+        Divide every column by its norm (keyword-only).
+
+    Returns
+    -------
+    BandedMechanism
+        The ``n × n`` strategy.
     """
     n = check_int("n", n, 1)
     bands = _check_bands(bands, n)
@@ -279,7 +362,9 @@ class _BandedNoiseStream:
 
 
 class BandedToeplitz(ToeplitzMechanism):
-    r"""The banded lower-triangular **Toeplitz** strategy ``C_{ij} = c_{i−j}`` for ``0 ≤ i − j < b̂``, with first column
+    r"""The banded lower-triangular **Toeplitz** strategy ``C_{ij} = c_{i−j}`` for ``0 ≤ i − j < b̂``.
+
+    Its first column is
     ``c = (c_0, …, c_{b̂−1})``, ``c_0 ≠ 0`` and ``bands = b̂`` (seed 003 §2.4, Table 1; BSR, Kalinin & Lampert 2024):
     a :class:`~dptheory.mechanisms.ToeplitzMechanism` with ``C(z) = Σ_{i<b̂} c_i z^i`` and noising generating function
     ``B(z) = 1/C(z)`` (seed 004's ``β``), defined over any horizon without an ``n × n`` matrix.
@@ -297,6 +382,19 @@ class BandedToeplitz(ToeplitzMechanism):
       non-increasing, else the dense enumeration).
     * Noise stream: the recursion ``x_t = (z_t − Σ_{i≥1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers, exact over any
       horizon (``exact_stream``).
+
+    Parameters
+    ----------
+    coeffs : array_like
+        The first column ``c = (c_0, …, c_{b̂−1})``: finite reals, 1-D, non-empty, ``c_0 ≠ 0``
+        (trailing zeros are dropped: they add no band).
+    name : str, optional
+        The mechanism's name; by default ``BandedToeplitz(bands=…)``.
+
+    Raises
+    ------
+    ValueError
+        If ``coeffs`` is not such a sequence.
     """
 
     exact_stream = True
@@ -312,35 +410,86 @@ class BandedToeplitz(ToeplitzMechanism):
 
     # -- Toeplitz primitives ------------------------------------------------------------------------------------
     def strategy_coeffs(self, n: int) -> np.ndarray:
-        """``c_0, …, c_{n−1}``: the band, then zeros."""
+        """The strategy coefficients ``c_0, …, c_{n−1}``: the band, then zeros.
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+        """
         n = _check_length(n)
         out = np.zeros(n)
         out[: min(n, self.bands)] = self.coeffs[:n]
         return out
 
     def noising_coeffs(self, n: int) -> np.ndarray:
-        r"""``β_0, …, β_{n−1}``, the coefficients of ``1/C(z)``, by forward substitution in ``O(n·b̂)``
+        r"""The noising coefficients ``β_0, …, β_{n−1}``, the coefficients of ``1/C(z)``.
+
+        By forward substitution in ``O(n·b̂)``
         (:func:`~dptheory.mechanisms.spectral.series_inverse`); they overflow to ``±inf``/``nan`` when ``C`` has a zero
-        inside the disk and ``n`` is long (:meth:`noise_is_stable`)."""
+        inside the disk and ``n`` is long (:meth:`noise_is_stable`).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+        """
         return series_inverse(self.coeffs, _check_length(n))
 
     def dtft(self, omega) -> np.ndarray:
-        r"""``B(ω) = 1/C(e^{−iω})`` (``inf`` at a zero of ``C`` on the circle)."""
+        r"""The DTFT ``B(ω) = 1/C(e^{−iω})`` (``inf`` at a zero of ``C`` on the circle).
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B(ω)``, complex, of ``omega``'s shape.
+        """
         z = np.exp(-1j * _check_omega(omega))
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1.0 / np.polynomial.polynomial.polyval(z, self.coeffs)
 
     def is_minimum_phase(self) -> bool:
-        r"""Whether ``B = 1/C`` has no zero in the closed unit disk, i.e. ``B⁻¹e_0 = c ∈ ℓ²`` and ``γ∞ < ∞`` (errata 004
-        §10.17): always, ``c`` being finite. Whether the noise ``β`` is in ``ℓ²`` is :meth:`noise_is_stable`."""
+        r"""Whether ``B = 1/C`` has no zero in the closed unit disk: always, ``c`` being finite.
+
+        That is ``B⁻¹e_0 = c ∈ ℓ²`` and ``γ∞ < ∞`` (errata 004 §10.17). Whether the noise ``β`` is in ``ℓ²``
+        is :meth:`noise_is_stable`.
+
+        Returns
+        -------
+        bool
+            ``True``.
+        """
         return True
 
     def noise_is_stable(self) -> bool:
-        r"""Whether every zero of ``C(z) = Σ_i c_i z^i`` lies outside the closed unit disk, i.e. the poles of
+        r"""Whether every zero of ``C(z) = Σ_i c_i z^i`` lies outside the closed unit disk.
+
+        That is, the poles of
         ``B = 1/C`` do, so that ``β`` decays geometrically (``β ∈ ℓ¹``): what ``F∞`` and the stationary simulation
         need. Decided by :func:`~dptheory.mechanisms.spectral.is_minimum_phase` on ``c`` (companion-matrix roots,
         ``numpy.roots``, each compared with the circle against its own rounding error; the argument principle above
-        256 taps). For ``c`` positive and strictly decreasing (the banded square root) it holds by Eneström–Kakeya."""
+        256 taps). For ``c`` positive and strictly decreasing (the banded square root) it holds by Eneström–Kakeya.
+
+        Returns
+        -------
+        bool
+            Whether ``β`` decays.
+        """
         if self._stable is None:
             self._stable = bool(_no_zero_in_closed_disk(self.coeffs))
         return self._stable
@@ -374,6 +523,13 @@ class BandedToeplitz(ToeplitzMechanism):
         return float(np.dot(self.coeffs, self.coeffs))
 
     def cache_key(self) -> str:
+        """A stable identifier: the SHA-256 of the band's bytes.
+
+        Returns
+        -------
+        str
+            ``BandedToeplitz:<hex digest>``.
+        """
         return f"BandedToeplitz:{hashlib.sha256(np.ascontiguousarray(self.coeffs).tobytes()).hexdigest()}"
 
     # -- sensitivity ----------------------------------------------------------------------------------------------
@@ -386,13 +542,28 @@ class BandedToeplitz(ToeplitzMechanism):
         return self.bands + (k - 1) * max(b, self.bands)
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
-        r"""``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit), seed 003 eq. 6.
+        r"""The sensitivity ``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit).
 
+        ``sens_Π(C)`` of seed 003 eq. 6.
         For ``min_sep = b ≥ b̂`` (or one participation) ``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` exactly, whatever the
         signs of ``c`` (Choquette-Choo et al. 2023, Thm 2; :func:`_separated_sensitivity_sq`), in ``O(b̂ + k')``; its
         streaming limit is ``√k·‖c‖₂``. For ``b < b̂``, :meth:`ToeplitzMechanism.sensitivity` (seed 003 Thm 3.1 for
         ``c ≥ 0`` non-increasing, else the dense enumeration), with the streaming limit taken at the horizon
         :meth:`_limit_horizon`, where it is exact. ``method`` is the route of ``γ∞`` (single participation, ``n = None``).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is the streaming limit ``n → ∞``.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The route of ``γ∞`` and of :meth:`ToeplitzMechanism.sensitivity` where it is used (keyword-only).
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
         """
         participation = _check_participation(participation)
         if n is None:
@@ -405,6 +576,20 @@ class BandedToeplitz(ToeplitzMechanism):
         return math.sqrt(_separated_sensitivity_sq(self.coeffs, n, participation))
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation
+            The participation schema.
+
+        Returns
+        -------
+        str
+            A description of the route, naming its theorem.
+        """
         participation = _check_participation(participation)
         if participation.participations(n) > 1 and participation.min_sep >= self.bands:
             return (f"min_sep b = {participation.min_sep} >= bands = {self.bands}: participations meet orthogonal columns, "
@@ -414,32 +599,80 @@ class BandedToeplitz(ToeplitzMechanism):
 
     # -- streaming --------------------------------------------------------------------------------------------------
     def noise_stream(self, shape, like, steps: int | None = None):
-        r"""``N z = C⁻¹ z`` by the recursion ``x_t = (z_t − Σ_{i=1}^{b̂−1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers of one
+        r"""The noise stream ``N z = C⁻¹ z`` by a recursion with ``b̂ − 1`` buffers.
+
+        The recursion is ``x_t = (z_t − Σ_{i=1}^{b̂−1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers of one
         step's shape, on the array namespace of ``like``: exact over any horizon (``steps`` is accepted for the common
-        signature and not needed)."""
+        signature and not needed).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int, optional
+            Checked to be a number of steps if given, else unused.
+
+        Returns
+        -------
+        callable
+            A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
+        """
         if steps is not None:
             _check_horizon(steps)
         return _BandedNoiseStream(self.coeffs, shape, like)
 
 
 def banded_sqrt_toeplitz(bands: int) -> BandedToeplitz:
-    r"""The banded square root (BSR; Kalinin & Lampert 2024, "Banded Square Root Matrix Factorization for
+    r"""The banded square root (BSR), seed 003's banded-Toeplitz baseline, as a :class:`BandedToeplitz`.
+
+    The banded square root (BSR; Kalinin & Lampert 2024, "Banded Square Root Matrix Factorization for
     Differentially Private Model Training"), seed 003's banded-Toeplitz baseline (BandFHU, §2.4 / Fig. 6): the first
     ``b̂ = bands`` coefficients ``c_j = C(2j, j)/4^j`` of ``(1 − x)^{−1/2}``, the square-root factorisation of the
     prefix-sum workload (Fichtenberger et al. 2023). With ``bands ≥ n`` it is that factorisation over ``n`` steps
     (Optimal-CC's strategy); :func:`banded_sqrt` is the same strategy as an ``n × n`` :class:`BandedMechanism`.
     ``c`` is positive and strictly decreasing, so :meth:`BandedToeplitz.noise_is_stable` holds for every ``bands``
-    (Eneström–Kakeya) and seed 003 Thm 3.1 applies for ``min_sep < bands``."""
+    (Eneström–Kakeya) and seed 003 Thm 3.1 applies for ``min_sep < bands``.
+
+    Parameters
+    ----------
+    bands : int
+        The number of bands ``b̂``, at least 1.
+
+    Returns
+    -------
+    BandedToeplitz
+        The strategy.
+    """
     bands = check_int("bands", bands, 1, why="a banded strategy has at least one band")
     return BandedToeplitz(_sqrt_coeffs(bands), name=f"banded_sqrt_toeplitz(bands={bands})")
 
 
 def banded_rms_objective(x: np.ndarray, n: int, bands: int) -> tuple[float, np.ndarray]:
-    r"""``f = ‖A C⁻¹‖_F² / n`` (the squared RmsError of seed 003 Eq. 9) and ``∂f/∂x`` for the column-normalised
+    r"""BandMF's objective ``f = ‖A C⁻¹‖_F² / n`` and its gradient ``∂f/∂x``.
+
+    ``f`` is the squared RmsError of seed 003 Eq. 9, for the column-normalised
     banded ``C = X D⁻¹`` whose band entries ``x`` are listed column by column (``i = j, …, min(j + b̂, n) − 1``).
 
     Module docstring for the gradient; ``O(n³)`` BLAS-3 time, ``O(n²)`` memory. A singular ``C`` (a zero column or
     diagonal) gives ``f = inf``.
+
+    Parameters
+    ----------
+    x : array_like
+        The band entries of ``X``, column by column.
+    n : int
+        The number of steps.
+    bands : int
+        The number of bands ``b̂``.
+
+    Returns
+    -------
+    f : float
+        ``‖A C⁻¹‖_F² / n`` (``inf`` for a singular ``C``).
+    grad : numpy.ndarray
+        ``∂f/∂x``, of ``x``'s shape.
     """
     rows, cols = _band_index(n, bands)
     return _objective(np.asarray(x, dtype=float), n, rows, cols)
@@ -470,11 +703,43 @@ def _objective(x: np.ndarray, n: int, rows: np.ndarray, cols: np.ndarray) -> tup
 
 @dataclass(frozen=True)
 class BandedResult:
-    r"""What :func:`optimize_banded` found: the column-normalised BandMF ``mechanism`` and its losses over ``n`` steps
+    r"""What :func:`optimize_banded` found: the BandMF mechanism and its losses.
+
+    The column-normalised BandMF ``mechanism`` and its losses over ``n`` steps
     under ``participation`` (``min_sep ≥ bands`` or one participation, so ``sens = √k'`` exactly), all unsquared
     (seed 003 Eqs. 9–10); ``initial_rms_loss`` is the same loss at the BandFHU start. ``converged`` is L-BFGS-B's
     own convergence test (``message`` says which); ``iterations`` its iterations, ``evaluations`` the
-    objective-and-gradient evaluations, ``seconds`` the wall-clock time."""
+    objective-and-gradient evaluations, ``seconds`` the wall-clock time.
+
+    Attributes
+    ----------
+    mechanism : BandedMechanism
+        The column-normalised BandMF strategy.
+    n : int
+        The number of steps.
+    bands : int
+        The number of bands ``b̂``.
+    participation : Participation
+        The participation schema.
+    sensitivity : float
+        ``sens_Π(C) = √k'``.
+    rms_error : float
+        ``RmsError`` (Eq. 9), unsquared.
+    max_error : float
+        ``MaxError`` (Eq. 9), unsquared.
+    initial_rms_loss : float
+        The RmsLoss at the BandFHU start.
+    converged : bool
+        L-BFGS-B's own convergence test.
+    iterations : int
+        L-BFGS-B's iterations.
+    evaluations : int
+        The objective-and-gradient evaluations.
+    seconds : float
+        The wall-clock time.
+    message : str
+        L-BFGS-B's message (which test stopped it).
+    """
 
     mechanism: BandedMechanism
     n: int
@@ -492,10 +757,12 @@ class BandedResult:
 
     @property
     def rms_loss(self) -> float:
+        """``RmsLoss = RmsError · sens_Π``, unsquared."""
         return self.rms_error * self.sensitivity
 
     @property
     def max_loss(self) -> float:
+        """``MaxLoss = MaxError · sens_Π``, unsquared."""
         return self.max_error * self.sensitivity
 
     def __repr__(self) -> str:
@@ -520,7 +787,9 @@ def optimize_banded(
     ftol: float = 1e-13,
     name: str | None = None,
 ) -> BandedResult:
-    r"""BandMF (Choquette-Choo et al. 2023; seed 003 §2.4, Table 1): the column-normalised lower-triangular ``C`` with
+    r"""BandMF (Choquette-Choo et al. 2023; seed 003 §2.4, Table 1): the optimal column-normalised banded ``C``.
+
+    The column-normalised lower-triangular ``C`` with
     ``bands = b̂`` bands minimising the RmsLoss of the prefix-sum workload over ``n`` steps.
 
     ``participation`` (default single) must have ``min_sep ≥ bands`` or allow one participation only: there
@@ -533,6 +802,40 @@ def optimize_banded(
     the column-normalised BandFHU :func:`banded_sqrt`). No Toeplitz structure is assumed. ``O(n³)`` per
     evaluation (module docstring): about 40 ms at ``n = 512`` and 0.5–0.7 s at ``n = 2000`` on one core; a converged
     optimisation at ``n = 512, bands = 102`` takes about 210 iterations (11 s).
+
+    Parameters
+    ----------
+    n : int
+        The number of steps.
+    bands : int
+        The number of bands ``b̂``, in ``[1, n]`` (keyword-only).
+    loss : {"rms"}, default "rms"
+        The objective: the RmsLoss only.
+    steps : int, default 500
+        The most L-BFGS-B iterations (0: return the start).
+    participation : Participation or None, optional
+        The participation schema, with ``min_sep ≥ bands`` or one participation; ``None`` (the default) is single
+        participation.
+    init : array_like or BandedMechanism, optional
+        The start: an ``n × n`` strategy with at most ``bands`` bands and a positive diagonal; by default the
+        column-normalised BandFHU :func:`banded_sqrt`.
+    gtol : float, default 1e-9
+        L-BFGS-B's tolerance on the projected gradient.
+    ftol : float, default 1e-13
+        L-BFGS-B's tolerance on the relative decrease.
+    name : str, optional
+        The name of the returned mechanism; by default ``BandMF(n=…, bands=…)``.
+
+    Returns
+    -------
+    BandedResult
+        The optimised mechanism, its losses and the optimiser's record.
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is not ``"rms"``, ``participation`` has ``min_sep < bands`` with more than one participation,
+        or ``init`` is not a valid start.
     """
     n = check_int("n", n, 1)
     bands = _check_bands(bands, n)

@@ -58,11 +58,20 @@ MAX_PATTERNS = 1 << 20
 
 @dataclass(frozen=True, kw_only=True)
 class Participation:
-    r"""How often one example may enter the stream: at most ``max_participations = k`` times, any two at least
-    ``min_sep = b`` steps apart (seed 003 §3.1, ``Π_{b,k}``; jax_privacy's min-separation schema).
+    r"""How often one example may enter the stream.
+
+    At most ``max_participations = k`` times, any two at least ``min_sep = b`` steps apart
+    (seed 003 §3.1, ``Π_{b,k}``; jax_privacy's min-separation schema).
 
     ``min_sep = 1`` allows consecutive steps; ``Participation()`` is single participation (seed 004 Thm 1.1).
     Within ``n`` steps at most ``k' = min(k, ⌈n/b⌉)`` participations fit (:meth:`participations`).
+
+    Attributes
+    ----------
+    max_participations : int, default 1
+        ``k``: the most times one example may participate (keyword-only, at least 1).
+    min_sep : int, default 1
+        ``b``: the fewest steps between two participations of one example (keyword-only, at least 1).
     """
 
     max_participations: int = 1
@@ -73,25 +82,75 @@ class Participation:
         object.__setattr__(self, "min_sep", check_int("min_sep", self.min_sep, 1))
 
     def participations(self, n: int) -> int:
-        """``k' = min(k, ⌈n/b⌉)``: the most participations that fit in ``n`` steps."""
+        """The most participations that fit in ``n`` steps, ``k' = min(k, ⌈n/b⌉)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps (at least 1).
+
+        Returns
+        -------
+        int
+            ``k' = min(k, ⌈n/b⌉)``.
+        """
         n = check_int("n", n, 1)
         return min(self.max_participations, -(-n // self.min_sep))
 
     def earliest(self, n: int) -> np.ndarray:
-        """``π* = (0, b, 2b, …, (k' − 1)b)``: every participation as early as possible, exactly ``b`` apart
-        (seed 003 Thm 3.1, eq. 7)."""
+        """The earliest pattern: every participation as early as possible, exactly ``b`` apart.
+
+        ``π* = (0, b, 2b, …, (k' − 1)b)`` (seed 003 Thm 3.1, eq. 7).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``k'`` steps of ``π*``, shape ``(k',)``.
+        """
         return np.arange(self.participations(n)) * self.min_sep
 
     def count_patterns(self, n: int) -> int:
-        r"""The number of patterns of ``k'`` steps in ``[0, n)`` pairwise ``≥ b`` apart: ``C(n − (k'−1)(b−1), k')``."""
+        r"""The number of patterns of ``k'`` steps in ``[0, n)`` pairwise ``≥ b`` apart.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        int
+            ``C(n − (k'−1)(b−1), k')``.
+        """
         k = self.participations(n)
         return math.comb(n - (k - 1) * (self.min_sep - 1), k)
 
     def patterns(self, n: int) -> np.ndarray:
-        """Every pattern of ``k'`` participations in ``[0, n)`` (rows, increasing), ``count_patterns(n)`` of them.
+        """Every pattern of ``k'`` participations in ``[0, n)``.
 
         Patterns with fewer participations need not be listed: the dense route uses them only where the Gram
         matrix is non-negative, where adding a participation never lowers the sensitivity.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The patterns as rows of increasing steps, ``count_patterns(n)`` of them: shape
+            ``(count_patterns(n), k')``.
+
+        Raises
+        ------
+        ValueError
+            If there are more than ``MAX_PATTERNS`` patterns.
         """
         k, b = self.participations(n), self.min_sep
         count = self.count_patterns(n)
@@ -111,6 +170,7 @@ class Participation:
 
     @property
     def single(self) -> bool:
+        """Whether this is single participation (``max_participations == 1``)."""
         return self.max_participations == 1
 
     def __repr__(self) -> str:
@@ -130,12 +190,31 @@ def _check_participation(participation) -> Participation:
 
 
 def dense_sensitivity(C: np.ndarray, participation: Participation | None = None) -> float:
-    r"""``sens_Π(C)`` of a dense strategy by enumerating the participation patterns (seed 003 eq. 6).
+    r"""The sensitivity ``sens_Π(C)`` of a dense strategy, by enumerating the participation patterns.
 
+    ``sens_Π(C)`` as in seed 003 eq. 6.
     For a pattern ``π`` with non-negative Gram entries ``X = CᵀC`` the inner maximum over unit vectors is attained
     with all ``u_i`` equal, giving ``Σ_{i,j∈π} X_{ij}`` (seed 003 §3.1). Where some pattern meets a negative entry
     that maximum is a semidefinite program over the ``u_i``, which this route does not solve: it raises.
     Single participation needs no enumeration: the largest column norm (seed 004 Thm 1.1, eq. 24).
+
+    Parameters
+    ----------
+    C : array_like
+        The strategy, shape ``(m, n)`` (one column per step).
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    float
+        ``sens_Π(C)``.
+
+    Raises
+    ------
+    ValueError
+        If a participation pattern meets a negative entry of ``CᵀC`` (no exact route), or there are more
+        patterns than the dense route enumerates (:meth:`Participation.patterns`).
     """
     C = np.asarray(C, dtype=float)
     participation = _check_participation(participation)
@@ -160,11 +239,23 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
 def sensitivity_bounds(C: np.ndarray, participation: Participation | None = None) -> tuple[float, float]:
     r"""Bounds ``(lower, upper)`` on ``sens_Π(C)`` for any strategy, where no exact route applies.
 
-    * lower: ``‖C u(π*)‖₂`` with every participation as early as possible, exactly ``b`` apart (seed 003
-      Remark 3.2; a valid pattern, so a lower bound for any ``C``);
+    * lower: ``‖C u(π*)‖₂`` with every participation as early as possible, exactly ``b`` apart
+      (seed 003 Remark 3.2; a valid pattern, so a lower bound for any ``C``);
     * upper: ``‖Σ_{i∈π} C_{:,i} u_i‖² = Σ_{i,j∈π} u_iᵀX_{ij}u_j ≤ Σ_{i∈π} r_i`` with ``X = CᵀC`` and ``r_i`` the sum of
       the ``k'`` largest ``|X_{ij}|`` of row ``i`` (separation ignored), so ``sens² ≤`` the sum of the ``k'`` largest
       ``r_i``. ``O(n² log n)`` time, ``O(n²)`` memory.
+
+    Parameters
+    ----------
+    C : array_like
+        The strategy, shape ``(m, n)`` (one column per step).
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)`` with ``lower ≤ sens_Π(C) ≤ upper``.
     """
     C = np.asarray(C, dtype=float)
     participation = _check_participation(participation)
@@ -179,9 +270,27 @@ def sensitivity_bounds(C: np.ndarray, participation: Participation | None = None
 
 @dataclass(frozen=True)
 class SensitivityReport:
-    r"""What is known about ``sens_Π(C)`` over ``n`` steps: an exact value (``lower == upper``) with the theorem or
-    route that gives it, or bounds where none applies (seed 003 Remark 3.2 below, the ``|CᵀC|`` relaxation above).
-    ``participations`` is ``k' = min(k, ⌈n/b⌉)``; :attr:`value` refuses to return a bound as if it were exact."""
+    r"""What is known about ``sens_Π(C)`` over ``n`` steps.
+
+    An exact value (``lower == upper``) with the theorem or route that gives it, or bounds where none applies
+    (seed 003 Remark 3.2 below, the ``|CᵀC|`` relaxation above).
+    ``participations`` is ``k' = min(k, ⌈n/b⌉)``; :attr:`value` refuses to return a bound as if it were exact.
+
+    Attributes
+    ----------
+    lower : float
+        A lower bound on the sensitivity (the value itself when exact).
+    upper : float
+        An upper bound on the sensitivity (equal to ``lower`` when exact).
+    route : str
+        The theorem or route that gives the value or the bounds.
+    n : int
+        The number of steps.
+    participation : Participation
+        The participation schema.
+    participations : int
+        ``k' = min(k, ⌈n/b⌉)``, the most participations that fit in ``n`` steps.
+    """
 
     lower: float
     upper: float
@@ -192,10 +301,12 @@ class SensitivityReport:
 
     @property
     def exact(self) -> bool:
+        """Whether the sensitivity is known exactly (``lower == upper``)."""
         return self.lower == self.upper
 
     @property
     def value(self) -> float:
+        """The exact sensitivity; raises ``ValueError`` where only bounds are known."""
         if not self.exact:
             raise ValueError(
                 f"the sensitivity of this mechanism under {self.participation} over n = {self.n} steps is only bounded, "
@@ -245,37 +356,119 @@ class Mechanism(abc.ABC):
     exact_stream: bool = False
 
     def strategy_matrix(self, n: int) -> np.ndarray:
-        """The leading ``n × n`` block of the strategy ``C``."""
+        """The leading ``n × n`` block of the strategy ``C``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``C[:n, :n]``, shape ``(n, n)``.
+        """
         n = check_int("n", n, 1)
         return scipy.linalg.solve_triangular(self.noising_matrix(n), np.eye(n), lower=True)
 
     def noising_matrix(self, n: int) -> np.ndarray:
-        """The leading ``n × n`` block of ``N = C⁻¹`` (seed 004's ``B``)."""
+        """The leading ``n × n`` block of ``N = C⁻¹`` (seed 004's ``B``).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``N[:n, :n]``, shape ``(n, n)``.
+        """
         n = check_int("n", n, 1)
         return scipy.linalg.solve_triangular(self.strategy_matrix(n), np.eye(n), lower=True)
 
     def decoder_matrix(self, n: int) -> np.ndarray:
-        """``B = A C⁻¹ = A N`` for the prefix-sum workload ``A`` (seed 003 §2): the cumulative sums of ``N``'s rows."""
+        """The decoder ``B = A C⁻¹ = A N`` for the prefix-sum workload ``A`` (seed 003 §2).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B``: the cumulative sums of ``N``'s rows, shape ``(n, n)``.
+        """
         return np.cumsum(self.noising_matrix(n), axis=0)
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
-        r"""``sens_Π(C)`` over ``n`` steps under ``participation`` (default single), seed 003 eq. 6 / seed 004
-        Thm 1.1; ``n = None`` is the streaming limit ``n → ∞``, which a mechanism of fixed size does not have."""
+        r"""The sensitivity ``sens_Π(C)`` over ``n`` steps under ``participation`` (default single).
+
+        ``sens_Π(C)`` of seed 003 eq. 6 / seed 004 Thm 1.1; ``n = None`` is the streaming limit ``n → ∞``, which a
+        mechanism of fixed size does not have.
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` asks for the streaming limit ``n → ∞``.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
+
+        Raises
+        ------
+        ValueError
+            If ``n`` is ``None`` for a mechanism without a streaming limit, or no exact route applies
+            (:func:`dense_sensitivity`).
+        """
         if n is None:
             raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
         n = check_int("n", n, 1)
         return dense_sensitivity(self.strategy_matrix(n), participation)
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
-        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports)."""
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation
+            The participation schema.
+
+        Returns
+        -------
+        str
+            A description of the route, naming its theorem.
+        """
         if participation.participations(n) == 1:
             return "largest column norm of C (one participation; seed 004 Thm 1.1, eq. 24)"
         return (f"enumeration of the {participation.count_patterns(n)} participation patterns over C^T C >= 0 "
                 f"(seed 003 eq. 6)")
 
     def sensitivity_report(self, n: int, participation: Participation | None = None) -> SensitivityReport:
-        r"""The sensitivity over ``n`` steps with the route that gives it (:meth:`sensitivity_route`), or — where no exact
-        route applies (negative Gram entries, too many patterns) — the bounds of :func:`sensitivity_bounds`."""
+        r"""The sensitivity over ``n`` steps with the route that gives it, or bounds where no exact route applies.
+
+        The route is :meth:`sensitivity_route`; where no exact route applies (negative Gram entries, too many
+        patterns) the report holds the bounds of :func:`sensitivity_bounds`.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        SensitivityReport
+            The exact value or the bounds, with the route.
+        """
         n = check_int("n", n, 1)
         participation = _check_participation(participation)
         k = participation.participations(n)
@@ -288,10 +481,29 @@ class Mechanism(abc.ABC):
         return SensitivityReport(value, value, self.sensitivity_route(n, participation), n, participation, k)
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (module docstring), ``F_q`` lower-triangular Toeplitz of
-        ``(1, q, q², …)``; ``q ∈ [−1, 1]`` scalar (shape ``(n,)``) or 1-D (shape ``(len(q), n)``).
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (module docstring).
 
-        Dense route: the rows ``R_t = q R_{t−1} + N_t`` by a first-order recursion, ``O(n²)`` per ``q``."""
+        ``F_q`` is lower-triangular Toeplitz of ``(1, q, q², …)``.
+
+        Dense route: the rows ``R_t = q R_{t−1} + N_t`` by a first-order recursion, ``O(n²)`` per ``q``.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
+
+        Raises
+        ------
+        ValueError
+            If some ``q`` lies outside ``[−1, 1]``.
+        """
         qs, scalar = _check_q(q)
         n = check_int("n", n, 1)
         N = self.noising_matrix(n)
@@ -299,14 +511,28 @@ class Mechanism(abc.ABC):
         return out[0] if scalar else out
 
     def final_row_energy(self, q, n: int):
-        r"""``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies` (a float for scalar ``q``, an array for 1-D ``q``):
-        the DP variance of the last iterate after ``n`` steps along a direction with contraction ``q`` (seed 004
-        eq. 13; :func:`dptheory.F_inf` at ``horizon=n``). Subclasses with a structured route for the last row alone
-        override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``; Toeplitz ones take the last of
-        their structured :meth:`row_energies`).
+        r"""The last row energy ``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies`.
+
+        The DP variance of the last iterate after ``n`` steps along a direction with contraction ``q``
+        (seed 004 eq. 13; :func:`dptheory.F_inf` at ``horizon=n``). Subclasses with a structured route for the last
+        row alone override it (the tree's is ``O(n log n)`` where all rows are ``O(n²)``; Toeplitz ones take the last
+        of their structured :meth:`row_energies`).
 
         Dense route: the last row is ``Σ_s q^{n−1−s} N_s``, one product of the powers ``(q^{n−1−s})_s`` with ``N``
-        for every ``q`` at once (``O(len(q)·n²)`` in one matrix product, not a recursion over all rows per ``q``)."""
+        for every ``q`` at once (``O(len(q)·n²)`` in one matrix product, not a recursion over all rows per ``q``).
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
+        """
         qs, scalar = _check_q(q)
         n = check_int("n", n, 1)
         powers = qs[:, None] ** np.arange(n - 1, -1, -1, dtype=float)  # 0⁰ = 1: q = 0 keeps the last row of N
@@ -314,15 +540,43 @@ class Mechanism(abc.ABC):
         return float(out[0]) if scalar else out
 
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
-        """A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z`` over the next ``K``
-        steps, exact for the first ``steps`` steps; on the array namespace of ``like``."""
+        """A callable turning blocks of white noise ``z`` into the correlated noise ``N z``.
+
+        Each call takes ``z`` of shape ``(K, *shape)`` and returns ``N z`` over the next ``K`` steps, exact for the
+        first ``steps`` steps; on the array namespace of ``like``.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int or None
+            The horizon the stream is exact for; ``None`` asks for an unbounded stream.
+
+        Returns
+        -------
+        callable
+            ``z ↦ N z`` block by block.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is ``None``: this (dense) route streams only over a finite horizon.
+        """
         if steps is None:
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         return DenseNoise(self.noising_matrix(check_int("steps", steps, 1)), shape, like)
 
     @abc.abstractmethod
     def cache_key(self) -> str:
-        """A stable identifier of the mechanism's definition (the same string in every process and session)."""
+        """A stable identifier of the mechanism's definition (the same string in every process and session).
+
+        Returns
+        -------
+        str
+            The identifier.
+        """
 
     def __repr__(self) -> str:
         return self.name
@@ -348,10 +602,23 @@ class DenseNoise:
 
 
 class DenseMechanism(Mechanism):
-    r"""A mechanism given by an explicit ``n × n`` lower-triangular strategy ``C`` with a nonzero diagonal: any
-    factorisation of the prefix-sum workload (seed 003 §2), e.g. a tree strategy or an optimised dense ``C``.
+    r"""A mechanism given by an explicit ``n × n`` lower-triangular strategy ``C`` with a nonzero diagonal.
+
+    Any factorisation of the prefix-sum workload (seed 003 §2), e.g. a tree strategy or an optimised dense ``C``.
 
     Defined for at most ``size = n`` steps; every quantity comes from the dense routes of :class:`Mechanism`.
+
+    Parameters
+    ----------
+    strategy : array_like
+        The strategy ``C``: square, finite, lower-triangular, with a nonzero diagonal.
+    name : str, optional
+        The mechanism's name; by default ``DenseMechanism(n=…)``.
+
+    Raises
+    ------
+    ValueError
+        If ``strategy`` is not a non-empty square, finite, lower-triangular matrix with a nonzero diagonal.
     """
 
     def __init__(self, strategy, *, name: str | None = None):
@@ -373,12 +640,43 @@ class DenseMechanism(Mechanism):
         return check_int("n", n, 1, self.size, why=f"{self.name} is defined for {self.size} steps")
 
     def strategy_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of the given strategy ``C``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps, at most ``size``.
+
+        Returns
+        -------
+        numpy.ndarray
+            A copy of ``C[:n, :n]``.
+        """
         n = self._check_n(n)
         return self.C[:n, :n].copy()
 
     def noising_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of ``N = C⁻¹``, by a triangular solve.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps, at most ``size``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``N[:n, :n]``, shape ``(n, n)``.
+        """
         n = self._check_n(n)
         return scipy.linalg.solve_triangular(self.C[:n, :n], np.eye(n), lower=True)
 
     def cache_key(self) -> str:
+        """A stable identifier: the SHA-256 of the strategy's bytes.
+
+        Returns
+        -------
+        str
+            ``DenseMechanism:<hex digest>``.
+        """
         return f"DenseMechanism:{hashlib.sha256(np.ascontiguousarray(self.C).tobytes()).hexdigest()}"

@@ -78,6 +78,26 @@ def output_scales(theta, theta_hat, *, form: str = "product") -> np.ndarray:
     ``f(x) = (p(x) − q(x))/x``, ``z = Π_i(−θ_i)``, ``w_i = (Π_{j≠i}(θ_i⁻¹ − θ_j⁻¹))⁻¹``,
     ``ω_i = f(θ_i⁻¹)·(−θ_i w_i)/z``. The two are the same rational function (``tests/test_blt.py``, C1).
     Swapping the arguments gives the inverse's scales ``ω̂``. ``O(d²)``; the decays must be distinct.
+
+    Parameters
+    ----------
+    theta : array_like
+        The ``d`` decays ``θ`` of the strategy, distinct, in ``[−1, 1]`` without 0.
+    theta_hat : array_like
+        The ``d`` decays ``θ̂`` of its inverse, distinct, in ``[−1, 1]`` without 0.
+    form : {"product", "alg5"}, default "product"
+        The formula (above); keyword-only.
+
+    Returns
+    -------
+    numpy.ndarray
+        The output scales ``ω``, shape ``(d,)``.
+
+    Raises
+    ------
+    ValueError
+        If the decays are out of range or repeated, ``theta`` and ``theta_hat`` differ in length, or ``form`` is
+        not one of the two.
     """
     th = _check_decays("theta", theta, signed=True)
     thh = _check_decays("theta_hat", theta_hat, signed=True)
@@ -100,7 +120,22 @@ def output_scales(theta, theta_hat, *, form: str = "product") -> np.ndarray:
 
 
 def blt_coeffs(theta: np.ndarray, omega: np.ndarray, n: int) -> np.ndarray:
-    r"""The first ``n`` Toeplitz coefficients of ``BLT(θ, ω)``: ``(1, Σω, Σωθ, Σωθ², …)`` (seed 003 Eq. 2), ``O(nd)``."""
+    r"""The first ``n`` Toeplitz coefficients of ``BLT(θ, ω)``: ``(1, Σω, Σωθ, Σωθ², …)`` (seed 003 Eq. 2), ``O(nd)``.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``d`` buffer decays ``θ``.
+    omega : numpy.ndarray
+        The ``d`` output scales ``ω``.
+    n : int
+        The number of coefficients (at least 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``c_0, …, c_{n−1}``, shape ``(n,)``.
+    """
     n = _check_length(n)
     out = np.zeros(n)
     if n == 0:
@@ -135,15 +170,28 @@ def _geometric_sum(r: np.ndarray, m) -> np.ndarray:
 class BLT(ToeplitzMechanism):
     r"""The ``d``-buffer BLT strategy ``C = BLT(θ, ω)`` (seed 003 Eq. 2; module docstring).
 
+    ``theta = omega = ()`` is DP-SGD (``C = I``, ``d = 0``).
+
     Parameters
     ----------
-    theta : buffer decays, distinct, in ``(0, 1]``.
-    omega : output scales, ``> 0`` (the paper's ``ω ∈ ℝ₊^d``).
-    signed : allow decays in ``[−1, 1] \ {0}`` and scales of either sign — a general rational Toeplitz matrix
+    theta : array_like
+        The buffer decays, distinct, in ``(0, 1]``.
+    omega : array_like
+        The output scales, ``> 0`` (the paper's ``ω ∈ ℝ₊^d``), one per decay.
+    signed : bool, default False
+        Allow decays in ``[−1, 1] \ {0}`` and scales of either sign — a general rational Toeplitz matrix
         such as the inverse :meth:`inverse` (whose scales ``ω̂`` are negative). Thm 3.1's hypothesis is then
         checked on the coefficients rather than assumed.
+    name : str, optional
+        The mechanism's name; by default ``BLT(theta=…, omega=…)``.
+    _theta_hat : numpy.ndarray, optional
+        Internal: the inverse decays ``θ̂`` where the caller already knows them (:meth:`from_theta_pair`,
+        :meth:`inverse`), so that they are not recomputed.
 
-    ``theta = omega = ()`` is DP-SGD (``C = I``, ``d = 0``).
+    Raises
+    ------
+    ValueError
+        If a decay or scale is out of range, the decays repeat, or ``theta`` and ``omega`` differ in length.
     """
 
     exact_stream = True
@@ -176,9 +224,30 @@ class BLT(ToeplitzMechanism):
     # -- constructors ------------------------------------------------------------------------------------
     @classmethod
     def from_theta_pair(cls, theta, theta_hat, *, name: str | None = None) -> "BLT":
-        r"""``BLT(θ, ω)`` with ``ω = output_scales(θ, θ̂)``: the strategy whose inverse has decays ``θ̂`` (seed 003
-        §3.3, the optimiser's parameterisation). ``θ̂`` must be a valid inverse: interlacing ``θ`` so that
-        every ``ω_i > 0``."""
+        r"""The strategy whose inverse has decays ``θ̂``: ``BLT(θ, ω)`` with ``ω = output_scales(θ, θ̂)``.
+
+        Seed 003 §3.3, the optimiser's parameterisation. ``θ̂`` must be a valid inverse: interlacing ``θ`` so that
+        every ``ω_i > 0``.
+
+        Parameters
+        ----------
+        theta : array_like
+            The buffer decays ``θ``, distinct, in ``(0, 1]``.
+        theta_hat : array_like
+            The inverse decays ``θ̂``, interlacing ``θ``.
+        name : str, optional
+            The mechanism's name.
+
+        Returns
+        -------
+        BLT
+            The strategy, with positive output scales.
+
+        Raises
+        ------
+        ValueError
+            If ``θ̂`` does not interlace ``θ`` (some ``ω_i ≤ 0``) or the decays are out of range.
+        """
         th = _check_decays("theta", theta, signed=False)
         thh = _check_decays("theta_hat", theta_hat, signed=True)
         omega = output_scales(th, thh)
@@ -192,8 +261,21 @@ class BLT(ToeplitzMechanism):
 
     # -- the inverse BLT(θ̂, ω̂) ----------------------------------------------------------------------------
     def inverse_decays(self) -> np.ndarray:
-        r"""``θ̂ = eig(diag θ − 1ωᵀ)``, decreasing; real for ``ω > 0`` (symmetric similar form), polished by
-        Newton steps on the secular equation ``1 + Σ_j ω_j/(λ − θ_j) = 0`` (the zeros of ``C(1/λ)``)."""
+        r"""The inverse decays ``θ̂ = eig(diag θ − 1ωᵀ)``, decreasing.
+
+        Real for ``ω > 0`` (symmetric similar form), polished by
+        Newton steps on the secular equation ``1 + Σ_j ω_j/(λ − θ_j) = 0`` (the zeros of ``C(1/λ)``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``θ̂``, shape ``(d,)``, decreasing.
+
+        Raises
+        ------
+        ValueError
+            If the inverse decays are complex (a signed BLT whose inverse is not a real BLT).
+        """
         if self._theta_hat is None:
             if self.d == 0:
                 lam = np.zeros(0)
@@ -217,40 +299,102 @@ class BLT(ToeplitzMechanism):
         return self._theta_hat.copy()
 
     def inverse_scales(self) -> np.ndarray:
-        r"""``ω̂ = output_scales(θ̂, θ)`` (seed 003 Alg. 4, second call of Alg. 5)."""
+        r"""The inverse scales ``ω̂ = output_scales(θ̂, θ)`` (seed 003 Alg. 4, second call of Alg. 5).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``ω̂``, shape ``(d,)``.
+        """
         return output_scales(self.inverse_decays(), self.theta) if self.d else np.zeros(0)
 
     def inverse(self) -> "BLT":
-        r"""The noising matrix ``C⁻¹ = BLT(θ̂, ω̂)`` as a (signed) BLT; its own inverse is ``C`` again."""
+        r"""The noising matrix ``C⁻¹ = BLT(θ̂, ω̂)`` as a (signed) BLT; its own inverse is ``C`` again.
+
+        Returns
+        -------
+        BLT
+            ``BLT(θ̂, ω̂, signed=True)``.
+        """
         thh = self.inverse_decays()
         return BLT(thh, self.inverse_scales(), signed=True, name=f"inverse of {self.name}", _theta_hat=self.theta)
 
     # -- Toeplitz primitives --------------------------------------------------------------------------------
     def strategy_coeffs(self, n: int) -> np.ndarray:
-        """``c_0, …, c_{n−1}`` by Eq. 2, ``O(nd)``."""
+        """The strategy coefficients ``c_0, …, c_{n−1}`` by Eq. 2, ``O(nd)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+        """
         return blt_coeffs(self.theta, self.omega, n)
 
     def noising_coeffs(self, n: int) -> np.ndarray:
-        r"""``ĉ_0, …, ĉ_{n−1}`` (seed 004's ``β``) by Eq. 2 on ``(θ̂, ω̂)``, ``O(nd)`` (seed 003 Table 2's route)."""
+        r"""The noising coefficients ``ĉ_0, …, ĉ_{n−1}`` (seed 004's ``β``) by Eq. 2 on ``(θ̂, ω̂)``.
+
+        ``O(nd)`` (seed 003 Table 2's route).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+        """
         if self.d == 0:
             return blt_coeffs(self.theta, self.omega, n)
         return blt_coeffs(self.inverse_decays(), self.inverse_scales(), n)
 
     def dtft(self, omega) -> np.ndarray:
-        r"""``B(ω) = 1/C(e^{−iω})`` with ``C(z) = 1 + Σ_j ω_j z/(1 − θ_j z)`` (no eigenvalues needed)."""
+        r"""The DTFT ``B(ω) = 1/C(e^{−iω})`` with ``C(z) = 1 + Σ_j ω_j z/(1 − θ_j z)`` (no eigenvalues needed).
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B(ω)``, complex, of ``omega``'s shape.
+        """
         z = np.exp(-1j * _check_omega(omega))
         C = 1.0 + np.sum(self.omega * (z[..., None] / (1.0 - self.theta * z[..., None])), axis=-1)
         return 1.0 / C
 
     def is_minimum_phase(self) -> bool:
-        r"""Whether ``B(z) = 1/C(z)`` has no zero on the closed unit disk, i.e. ``c ∈ ℓ²`` and ``γ∞ < ∞``: every
-        ``|θ_j| < 1`` (the zeros of ``B`` are the poles ``1/θ_j`` of ``C``). A BLT with ``θ_j = 1`` has a finite
-        sensitivity at every horizon but none in the streaming limit."""
+        r"""Whether ``B(z) = 1/C(z)`` has no zero on the closed unit disk, i.e. ``c ∈ ℓ²`` and ``γ∞ < ∞``.
+
+        That is every ``|θ_j| < 1`` (the zeros of ``B`` are the poles ``1/θ_j`` of ``C``). A BLT with ``θ_j = 1``
+        has a finite sensitivity at every horizon but none in the streaming limit.
+
+        Returns
+        -------
+        bool
+            Whether every ``|θ_j| < 1``.
+        """
         return bool(np.all(np.abs(self.theta) < 1.0))
 
     def strategy_is_minimum_phase(self) -> bool:
-        r"""Whether ``C`` is minimum phase — its inverse, the noising coefficients ``ĉ``, is in ``ℓ²`` — iff every
-        ``|θ̂_j| < 1``: what the stationary theory of seed 004 (``F∞``, pole integrals) needs of a BLT."""
+        r"""Whether ``C`` is minimum phase — its inverse, the noising coefficients ``ĉ``, is in ``ℓ²``.
+
+        That holds iff every ``|θ̂_j| < 1``: what the stationary theory of seed 004 (``F∞``, pole integrals) needs
+        of a BLT.
+
+        Returns
+        -------
+        bool
+            Whether every ``|θ̂_j| < 1``.
+        """
         return bool(np.all(np.abs(self.inverse_decays()) < 1.0))
 
     def _support(self) -> int:
@@ -262,6 +406,13 @@ class BLT(ToeplitzMechanism):
         return int(math.ceil(0.5 * math.log(_TAIL_RTOL) / float(np.max(_log_abs(thh))))) + 2
 
     def cache_key(self) -> str:
+        """A stable identifier: whether signed, and the SHA-256 of ``(θ, ω)``.
+
+        Returns
+        -------
+        str
+            ``BLT:<signed>:<hex digest>``.
+        """
         blob = np.concatenate([self.theta, self.omega]).tobytes()
         return f"BLT:{self.signed}:{hashlib.sha256(blob).hexdigest()}"
 
@@ -272,9 +423,22 @@ class BLT(ToeplitzMechanism):
         return g[:, None] + self.theta[:, None] * g[None, :]
 
     def strategy_energy(self, n: int | None = None) -> float:
-        r"""``‖c_{0:n}‖² = 1 + Σ_{j,k} ω_jω_k (1 − (θ_jθ_k)^{n−1})/(1 − θ_jθ_k)`` in ``O(d²)``; ``n = None``: the limit
+        r"""The strategy energy ``‖c_{0:n}‖²`` in ``O(d²)``.
+
+        ``‖c_{0:n}‖² = 1 + Σ_{j,k} ω_jω_k (1 − (θ_jθ_k)^{n−1})/(1 − θ_jθ_k)``; ``n = None``: the limit
         ``1 + Σ_{j,k} ω_jω_k/(1 − θ_jθ_k)`` (``inf`` unless every ``|θ_j| < 1``). The single-participation
-        sensitivity is its square root (seed 004 Thm 1.1)."""
+        sensitivity is its square root (seed 004 Thm 1.1).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is the limit ``n → ∞``.
+
+        Returns
+        -------
+        float
+            ``‖c_{0:n}‖²``.
+        """
         W = np.outer(self.omega, self.omega)
         if n is None:
             if not self.is_minimum_phase():
@@ -287,15 +451,41 @@ class BLT(ToeplitzMechanism):
         return self.strategy_energy(None)
 
     def theorem_3_1_holds(self) -> bool:
-        r"""Whether seed 003 Thm 3.1's hypothesis holds for every horizon: ``ω > 0``, ``θ ∈ (0, 1]`` and ``c_1 = Σω ≤ 1``
-        make ``c`` non-negative and non-increasing (errata 003 §3.5)."""
+        r"""Whether seed 003 Thm 3.1's hypothesis holds for every horizon.
+
+        ``ω > 0``, ``θ ∈ (0, 1]`` and ``c_1 = Σω ≤ 1``
+        make ``c`` non-negative and non-increasing (errata 003 §3.5).
+
+        Returns
+        -------
+        bool
+            Whether the BLT is unsigned with ``Σω ≤ 1``.
+        """
         return not self.signed and float(np.sum(self.omega)) <= 1.0
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
-        r"""As :meth:`ToeplitzMechanism.sensitivity`; single participation by :meth:`strategy_energy` in ``O(d²)``; the
+        r"""The sensitivity, as :meth:`ToeplitzMechanism.sensitivity`, with closed forms for a BLT.
+
+        Single participation by :meth:`strategy_energy` in ``O(d²)``; the
         streaming limit under ``k`` participations ``b`` apart, where Thm 3.1 holds (:meth:`theorem_3_1_holds`), in
         ``O(k²d²)``: ``‖Σ_{i<k} S^{ib} c‖² = Σ_{i,i'} R(|i − i'|b)`` with the autocorrelation ``R(0) = ‖c‖²`` and
-        ``R(δ) = c_δ + Σ_{j,l} ω_jω_l θ_l^δ/(1 − θ_jθ_l)`` for ``δ ≥ 1``."""
+        ``R(δ) = c_δ + Σ_{j,l} ω_jω_l θ_l^δ/(1 − θ_jθ_l)`` for ``δ ≥ 1``.
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is the streaming limit ``n → ∞``.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The closed forms above are taken with ``"auto"`` only; otherwise, and where none applies,
+            :meth:`ToeplitzMechanism.sensitivity` with this route (keyword-only).
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
+        """
         participation = _check_participation(participation)
         if method == "auto" and participation.single and n is not None:
             return math.sqrt(self.strategy_energy(n))
@@ -325,10 +515,25 @@ class BLT(ToeplitzMechanism):
         return a, np.concatenate([[q], thh])
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""``‖e_tᵀ F_q N‖² = Σ_{s≤t} y_s² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^{t+1})/(1 − λ_uλ_v)`` by the partial fractions
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n``, by partial fractions.
+
+        ``‖e_tᵀ F_q N‖² = Σ_{s≤t} y_s² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^{t+1})/(1 − λ_uλ_v)`` by the partial fractions
         of :meth:`_partial_fractions` (``O(nd²)`` for all ``t``), falling back to the ``O(nd)`` recursion of
         :meth:`ToeplitzMechanism.row_energies` where they would cancel. At ``q = 1`` these are the prefix-sum error
-        variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3."""
+        variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
+        """
         qs, scalar = _check_q(q)
         n = _check_horizon(n)
         rows = []
@@ -362,14 +567,44 @@ class BLT(ToeplitzMechanism):
 
     # -- streaming ---------------------------------------------------------------------------------------------
     def noise_stream(self, shape, like, steps: int | None = None):
-        r"""Alg. 3 of seed 003: ``N z = C⁻¹ z`` with ``d`` buffers and the same ``(θ, ω)`` — exact over any horizon,
-        memory ``O(d·m)``, one update per step (``steps`` is accepted for the common signature and not needed)."""
+        r"""The noise stream by Alg. 3 of seed 003: ``N z = C⁻¹ z`` with ``d`` buffers and the same ``(θ, ω)``.
+
+        Exact over any horizon,
+        memory ``O(d·m)``, one update per step (``steps`` is accepted for the common signature and not needed).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise (``m`` entries).
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int, optional
+            Checked to be a number of steps if given, else unused.
+
+        Returns
+        -------
+        BLTStream
+            A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
+        """
         if steps is not None:
             _check_horizon(steps)
         return BLTStream(self.theta, self.omega, shape, like, inverse=True)
 
     def strategy_stream(self, shape, like) -> BLTStream:
-        """Alg. 2 of seed 003: ``C ẑ`` with ``d`` buffers (Dvijotham et al. Alg. 1)."""
+        """Alg. 2 of seed 003: ``C ẑ`` with ``d`` buffers (Dvijotham et al. Alg. 1).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+
+        Returns
+        -------
+        BLTStream
+            A callable multiplying blocks of shape ``(K, *shape)`` by ``C``.
+        """
         return BLTStream(self.theta, self.omega, shape, like, inverse=False)
 
     def __repr__(self) -> str:

@@ -34,19 +34,74 @@ def _energies(mechanism: Mechanism, n: int) -> np.ndarray:
 
 
 def max_error(mechanism: Mechanism, n: int) -> float:
-    r"""``MaxError(A C⁻¹)`` over ``n`` steps (seed 003 Eq. 9), unsquared."""
+    r"""``MaxError(A C⁻¹)`` over ``n`` steps (seed 003 Eq. 9), unsquared.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps.
+
+    Returns
+    -------
+    float
+        ``max_t ‖e_tᵀ B‖₂``.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`~dptheory.Mechanism`.
+    """
     return math.sqrt(float(np.max(_energies(mechanism, n))))
 
 
 def rms_error(mechanism: Mechanism, n: int) -> float:
-    r"""``RmsError(A C⁻¹)`` over ``n`` steps (seed 003 Eq. 9), unsquared."""
+    r"""``RmsError(A C⁻¹)`` over ``n`` steps (seed 003 Eq. 9), unsquared.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps.
+
+    Returns
+    -------
+    float
+        ``(Σ_t ‖e_tᵀ B‖₂² / n)^{1/2}``.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`~dptheory.Mechanism`.
+    """
     return math.sqrt(float(np.mean(_energies(mechanism, n))))
 
 
 @dataclass(frozen=True)
 class PrefixLoss:
-    r"""Seed 003's errors and losses of one mechanism over ``n`` steps under one participation schema (Eqs. 9–10),
-    all unsquared; ``participations`` is ``k' = min(k, ⌈n/b⌉)``."""
+    r"""Seed 003's errors and losses of one mechanism over ``n`` steps under one participation schema.
+
+    Seed 003's Eqs. 9–10, all unsquared; ``participations`` is ``k' = min(k, ⌈n/b⌉)``.
+
+    Attributes
+    ----------
+    mechanism : str
+        The mechanism's name.
+    n : int
+        The number of steps.
+    participation : Participation
+        The participation schema.
+    participations : int
+        ``k' = min(k, ⌈n/b⌉)``.
+    sensitivity : float
+        ``sens_Π(C)``.
+    max_error : float
+        ``MaxError`` (Eq. 9), unsquared.
+    rms_error : float
+        ``RmsError`` (Eq. 9), unsquared.
+    """
 
     mechanism: str
     n: int
@@ -58,10 +113,12 @@ class PrefixLoss:
 
     @property
     def max_loss(self) -> float:
+        """``MaxLoss = MaxError · sens_Π``, unsquared."""
         return self.max_error * self.sensitivity
 
     @property
     def rms_loss(self) -> float:
+        """``RmsLoss = RmsError · sens_Π``, unsquared."""
         return self.rms_error * self.sensitivity
 
     def __repr__(self) -> str:
@@ -77,6 +134,25 @@ def prefix_loss(mechanism: Mechanism, n: int, participation: Participation | Non
 
     The sensitivity is the mechanism's own :meth:`~dptheory.Mechanism.sensitivity`, which refuses (rather than
     returns a bound as if exact) where no exact route applies.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps.
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    PrefixLoss
+        The errors, the sensitivity and the losses.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`~dptheory.Mechanism`, or its sensitivity has no exact route.
     """
     participation = _check_participation(participation)
     e = _energies(mechanism, n)
@@ -92,10 +168,40 @@ def prefix_loss(mechanism: Mechanism, n: int, participation: Participation | Non
 
 
 def max_loss(mechanism: Mechanism, n: int, participation: Participation | None = None) -> float:
-    r"""``MaxLoss = MaxError · sens_Π`` (seed 003 Eq. 10), **unsquared** (jax_privacy's loss is its square)."""
+    r"""``MaxLoss = MaxError · sens_Π`` (seed 003 Eq. 10), **unsquared** (jax_privacy's loss is its square).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps.
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    float
+        ``MaxLoss`` (:attr:`PrefixLoss.max_loss`).
+    """
     return prefix_loss(mechanism, n, participation).max_loss
 
 
 def rms_loss(mechanism: Mechanism, n: int, participation: Participation | None = None) -> float:
-    r"""``RmsLoss = RmsError · sens_Π`` (seed 003 Eq. 10), **unsquared** (jax_privacy's loss is its square)."""
+    r"""``RmsLoss = RmsError · sens_Π`` (seed 003 Eq. 10), **unsquared** (jax_privacy's loss is its square).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps.
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    float
+        ``RmsLoss`` (:attr:`PrefixLoss.rms_loss`).
+    """
     return prefix_loss(mechanism, n, participation).rms_loss

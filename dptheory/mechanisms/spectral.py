@@ -68,6 +68,25 @@ def periodic_mean(
     :class:`RuntimeError` if that needs more than 2²⁴ points (an integrand with a near-singularity on the
     unit circle, e.g. ``ν`` or ``ηλ`` below ~1e-6). ``min_points`` is at least 16: on coarser grids two
     successive trapezoid sums can agree by accident (``cos²`` on 1 and 2 points gives 1, not ½).
+
+    Parameters
+    ----------
+    f : callable
+        The integrand: a 1-D array of ``M`` frequencies to values of shape ``(M,)`` or ``(M, p)``.
+    min_points : int, default 1024
+        The size of the first grid (rounded up to a power of two), at least 16.
+    rtol : float, default 1e-13
+        The relative agreement of two successive estimates at which the doubling stops.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean: a scalar for values of shape ``(M,)``, shape ``(p,)`` for ``(M, p)``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``rtol`` is not reached with 2²⁴ points.
     """
     check_callable("f", f)
     min_points = check_int("min_points", min_points, 16, why="coarser grids can agree by accident")
@@ -138,6 +157,18 @@ def series_inverse_error_bound(beta: np.ndarray, c: np.ndarray) -> float:
     Toeplitz operator). ``r`` is evaluated by FFT, whose rounding is covered by adding ``u‖β‖₁‖ĉ‖₂``; the sup
     is taken on a grid of ``M ≥ 8·len(β)`` points lowered by the Lipschitz slack ``(π/M)Σ_t t|β_t|``. Returns
     ``inf`` when ``ĉ`` is not finite.
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D.
+    c : array_like
+        The computed inverse coefficients ``ĉ``, 1-D and non-empty (non-finite entries allowed).
+
+    Returns
+    -------
+    float
+        The bound on the relative ℓ² error, ``inf`` when ``ĉ`` is not finite.
     """
     beta = check_real_array("beta", beta)
     c = check_real_values("c", c, ndim=1, allow_empty=False, allow_nonfinite=True)
@@ -175,6 +206,25 @@ def series_inverse(beta: np.ndarray, n: int, *, method: str = "auto") -> np.ndar
 
     Coefficients that overflow (a non-minimum-phase ``β``, whose inverse grows geometrically) come back
     as ``±inf``/``nan``; callers treat any non-finite entry as an infinite norm.
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D, with ``β_0 ≠ 0``.
+    n : int
+        The number of coefficients (at least 0).
+    method : {"auto", "recurrence", "blocked"}, default "auto"
+        The route (above).
+
+    Returns
+    -------
+    numpy.ndarray
+        The coefficients ``c_0, …, c_{n−1}`` of ``1/B(z)``, shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``β_0 = 0`` or ``method`` is not one of the routes.
     """
     beta = _check_leading_tap(check_real_array("beta", beta))
     n = check_int("n", n, 0)
@@ -197,6 +247,25 @@ def clustered_even_mean(f: Callable[[float], float], widths, *, rtol: float = 1e
     1e-6 is out of its reach; here ``[0, π]`` is split at the widths (and 10× them) and each piece goes to
     adaptive Gauss–Kronrod (:func:`scipy.integrate.quad`), which resolves every scale in ``O(log)`` pieces.
     Raises :class:`RuntimeError` if a piece does not reach ``rtol``.
+
+    Parameters
+    ----------
+    f : callable
+        The even integrand, a float ``ω`` to a float.
+    widths : array_like
+        The positive widths of its features at ``ω = 0``.
+    rtol : float, default 1e-12
+        The relative tolerance of each piece's quadrature (at least ``50·eps``).
+
+    Returns
+    -------
+    float
+        The mean of ``f`` over ``[−π, π]``.
+
+    Raises
+    ------
+    RuntimeError
+        If a piece does not reach ``rtol``.
     """
     check_callable("f", f)
     w = check_positive_array("widths", widths)
@@ -212,7 +281,7 @@ def clustered_even_mean(f: Callable[[float], float], widths, *, rtol: float = 1e
 
 
 def inverse_energy_by_step_down(beta, *, max_taps: int = 1024) -> float:
-    r"""``(1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` for a minimum-phase ``β`` by the Levinson step-down recursion.
+    r"""``(1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` for a minimum-phase ``β``, by the Levinson step-down recursion.
 
     With ``A = B/β_0`` and reflection coefficients ``k_m`` (Schur–Cohn: ``a^{(m−1)}_i = (a^{(m)}_i − k_m
     a^{(m)}_{m−i})/(1 − k_m²)``, ``k_m = a^{(m)}_m``), the variance of the AR process ``A(q)x = e`` is
@@ -221,6 +290,23 @@ def inverse_energy_by_step_down(beta, *, max_taps: int = 1024) -> float:
     minimum-phase β whose inverse decays too slowly for a time-domain sum (a zero within ~1e-8 of the circle).
     ``O(len(β)²)`` multi-precision operations, so refused above ``max_taps``. Raises ``ValueError`` if some
     ``|k_m| ≥ 1`` (not minimum phase).
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D, minimum phase.
+    max_taps : int, default 1024
+        The most taps accepted.
+
+    Returns
+    -------
+    float
+        ``γ∞² = Σ_t c_t²``.
+
+    Raises
+    ------
+    ValueError
+        If ``len(β) > max_taps`` or some ``|k_m| ≥ 1`` (``β`` not minimum phase).
     """
     beta = np.asarray(beta, dtype=float)
     if beta.size > max_taps:
@@ -309,7 +395,9 @@ def _zero_free_annulus(beta: np.ndarray, rtol: float) -> tuple[float, float, flo
 
 
 def inverse_decay_bound(beta) -> tuple[float, float]:
-    r"""``(R, K)`` with ``R > 1`` and ``|c_t| ≤ K R^{−t}`` for every coefficient ``c_t`` of ``1/B(z)``, the first
+    r"""Cauchy's bound ``|c_t| ≤ K R^{−t}`` on the inverse coefficients of a finite minimum-phase ``β``.
+
+    ``(R, K)`` with ``R > 1`` and ``|c_t| ≤ K R^{−t}`` for every coefficient ``c_t`` of ``1/B(z)``, the first
     column of ``B⁻¹`` (seed 004, App. A), for a finite minimum-phase ``β``.
 
     ``1/B`` is analytic on the zero-free disc ``|z| ≤ R`` certified by :func:`_zero_free_annulus`, so Cauchy's
@@ -317,6 +405,23 @@ def inverse_decay_bound(beta) -> tuple[float, float]:
     (eq. 5, Property C.1) past ``n`` is at most ``K² R^{−2n}/(1 − R^{−2})`` and ``γ_n = γ∞`` in double precision
     once that is below ``1e-17·c_0²``. ``R = inf`` for a single tap. Raises ``ValueError`` if ``β`` is not minimum
     phase, :class:`RuntimeError` where no annulus can be certified (a zero within rounding of the circle).
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D, with ``β_0 ≠ 0``.
+
+    Returns
+    -------
+    tuple of float
+        ``(R, K)``.
+
+    Raises
+    ------
+    ValueError
+        If ``β`` is not minimum phase or ``β_0 = 0``.
+    RuntimeError
+        Where no annulus can be certified (a zero within rounding of the circle).
     """
     beta = _check_leading_tap(check_real_array("beta", beta))
     R, low_out, _, _, _ = _zero_free_annulus(beta, _TRAPEZOID_ALIAS_RTOL)
@@ -324,7 +429,9 @@ def inverse_decay_bound(beta) -> tuple[float, float]:
 
 
 def inverse_energy_by_trapezoid(beta) -> float:
-    r"""``γ∞² = (1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` (eq. 5, 26; Property C.1) for a finite minimum-phase ``β``, by
+    r"""``γ∞² = (1/2π)∫|B(ω)|^{-2} dω`` for a finite minimum-phase ``β``, by one FFT.
+
+    ``γ∞² = (1/2π)∫|B(ω)|^{-2} dω = Σ_t c_t²`` (eq. 5, 26; Property C.1) for a finite minimum-phase ``β``, by
     one FFT, with a certified relative error ≤ 1e-12.
 
     The ``M``-point trapezoid rule returns ``Σ_j r_{jM}``, ``r_l`` the Fourier coefficients of ``1/|B|²``. On the
@@ -339,6 +446,23 @@ def inverse_energy_by_trapezoid(beta) -> float:
     Raises ``ValueError`` if ``β`` is not minimum phase (argument principle) and :class:`RuntimeError` where the
     certificate would exceed 1e-12 or need more than 2²⁴ points (a zero close to the unit circle: the time-domain
     sum or :func:`inverse_energy_by_step_down` serve there).
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D, with ``β_0 ≠ 0``.
+
+    Returns
+    -------
+    float
+        ``γ∞²``, to a certified relative error ≤ 1e-12.
+
+    Raises
+    ------
+    ValueError
+        If ``β`` is not minimum phase or ``β_0 = 0``.
+    RuntimeError
+        Where the certificate would exceed 1e-12 or need more than 2²⁴ points.
     """
     beta = _check_leading_tap(check_real_array("beta", beta))
     R, low_out, low_in, X, delta = _zero_free_annulus(beta, _TRAPEZOID_ALIAS_RTOL)
@@ -372,6 +496,18 @@ def pole_modulus_sq(gap, omega):
 
     The form in ``g`` keeps full relative precision as ``g → 0`` where ``|1 − q e^{iω}|`` computed from ``q``
     cancels near ``ω = 0``. Broadcasts over ``gap`` and ``omega``.
+
+    Parameters
+    ----------
+    gap : float or array_like
+        The gap ``g = 1 − q``.
+    omega : float or array_like
+        The frequencies ``ω``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``|1 − q e^{iω}|²``, broadcast over ``gap`` and ``omega``.
     """
     return _pole_modulus_sq(check_real_values("gap", gap), check_real_values("omega", omega))
 
@@ -388,6 +524,18 @@ def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
     (Parseval). Past the last tap ``y`` decays as ``q^j y_{n−1}``, contributing ``y_{n−1}² q²/(1 − q²)`` with
     ``1 − q² = g(2 − g)`` (no cancellation as ``g → 0``). Equals ``⟨β, T_q β⟩/(1 − q²)`` of Lemma C.4 with
     ``g = ηλ``. Vectorised over ``gap``.
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D.
+    gap : float or array_like
+        The gap ``g = 1 − q = ηλ``, in ``(0, 2)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The energy, a float for scalar ``gap``, else an array of ``gap``'s shape.
     """
     beta = check_real_array("beta", beta)
     gap = check_real_values("gap", gap, 0.0, 2.0, why="gap = 1 - q = eta*lambda")
@@ -449,6 +597,21 @@ def is_minimum_phase(beta: np.ndarray) -> bool:
       circle (winding number of ``P(e^{iω})``, grid refined until no phase step exceeds π/4), with a zero on
       the circle declared only when ``min|P|`` is below the rounding error of its FFT evaluation,
       ``4u·log₂M·Σ|β_t|``.
+
+    Parameters
+    ----------
+    beta : array_like
+        The coefficients ``β``, 1-D, not all zero.
+
+    Returns
+    -------
+    bool
+        Whether every zero of ``P`` lies strictly outside the closed unit disk.
+
+    Raises
+    ------
+    ValueError
+        If every entry of ``beta`` is zero.
     """
     beta = check_real_array("beta", beta)
     if not np.any(beta):

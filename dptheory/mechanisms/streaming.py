@@ -44,10 +44,14 @@ class StreamingToeplitzNoise:
 
     Parameters
     ----------
-    taps : 1-D NumPy array ``β_0, …, β_{n−1}``.
-    shape : the shape of one step of noise, e.g. ``(chains, d)``.
-    like : an array of the backend to allocate on (its namespace is used throughout).
-    max_columns : at most this many columns are transformed at once by the FFT route.
+    taps : array_like
+        The taps ``β_0, …, β_{n−1}``: a 1-D NumPy array.
+    shape : tuple of int
+        The shape of one step of noise, e.g. ``(chains, d)``.
+    like : array
+        An array of the backend to allocate on (its namespace is used throughout).
+    max_columns : int, default 512
+        At most this many columns are transformed at once by the FFT route.
     """
 
     def __init__(self, taps: np.ndarray, shape: tuple[int, ...], like, *, max_columns: int = 512):
@@ -147,6 +151,19 @@ class BLTStream:
     ``inverse=True`` (Alg. 3, ``Ẑ = C⁻¹ Z`` with the same ``(θ, ω)``): ``Ẑ_t = Z_t − ωᵀS``, ``S ← diag(θ) S + 1 Ẑ_t``.
     Memory ``O(d·m)`` for steps of shape ``shape`` (``m`` entries), ``O(d·m)`` work per step; on the array
     namespace of ``like`` (NumPy, CuPy, array-api-strict).
+
+    Parameters
+    ----------
+    theta : array_like
+        The ``d`` decays ``θ``.
+    omega : array_like
+        The ``d`` output scales ``ω``.
+    shape : tuple of int
+        The shape of one step, ``m = prod(shape)`` entries.
+    like : array
+        An array of the backend to allocate on (its namespace is used throughout).
+    inverse : bool
+        Multiply by ``C⁻¹`` (Alg. 3) rather than ``C`` (Alg. 2); keyword-only.
     """
 
     def __init__(self, theta: np.ndarray, omega: np.ndarray, shape: tuple[int, ...], like, *, inverse: bool):

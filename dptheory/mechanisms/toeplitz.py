@@ -117,8 +117,10 @@ def _norm(c: np.ndarray) -> float:
 
 
 class ToeplitzMechanism(Mechanism):
-    r"""A mechanism with Toeplitz noising matrix ``N_{t,t'} = β_{t−t'}`` (seed 004's ``B``, generating function
-    ``B(z) = Σ_t β_t z^t``) and Toeplitz strategy ``C = N⁻¹`` with coefficients those of ``1/B(z)``.
+    r"""A mechanism with a Toeplitz noising matrix ``N_{t,t'} = β_{t−t'}`` and Toeplitz strategy ``C = N⁻¹``.
+
+    ``N`` is seed 004's ``B``, with generating function ``B(z) = Σ_t β_t z^t``; the coefficients of ``C`` are
+    those of ``1/B(z)``.
 
     Subclasses supply :meth:`noising_coeffs`, :meth:`strategy_coeffs`, :meth:`dtft`, :meth:`is_minimum_phase`,
     :meth:`_support` (how many coefficients carry all but ``_TAIL_RTOL`` of the energy) and :meth:`cache_key`;
@@ -132,19 +134,58 @@ class ToeplitzMechanism(Mechanism):
     # -- primitives -------------------------------------------------------------------------------
     @abc.abstractmethod
     def noising_coeffs(self, n: int) -> np.ndarray:
-        """``β_0, …, β_{n−1}`` (the first column of ``B``)."""
+        """The noising coefficients ``β_0, …, β_{n−1}`` (the first column of ``B``).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``β_0, …, β_{n−1}``, shape ``(n,)``.
+        """
 
     @abc.abstractmethod
     def strategy_coeffs(self, n: int) -> np.ndarray:
-        """First ``n`` coefficients of ``1/B(z)``: the first column of ``B⁻¹`` (Toeplitz, App. A)."""
+        """First ``n`` coefficients of ``1/B(z)``: the first column of ``B⁻¹`` (Toeplitz, App. A).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``c_0, …, c_{n−1}``, shape ``(n,)``.
+        """
 
     @abc.abstractmethod
     def dtft(self, omega) -> np.ndarray:
-        r"""``B(ω) = Σ_t β_t e^{−iωt}``."""
+        r"""The DTFT ``B(ω) = Σ_t β_t e^{−iωt}``.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B(ω)``, complex, of ``omega``'s shape.
+        """
 
     @abc.abstractmethod
     def is_minimum_phase(self) -> bool:
-        """Whether ``B(z) ≠ 0`` on the closed unit disk, i.e. ``B⁻¹e_0 ∈ ℓ²`` (errata 004 §10.17)."""
+        """Whether ``B(z) ≠ 0`` on the closed unit disk, i.e. ``B⁻¹e_0 ∈ ℓ²`` (errata 004 §10.17).
+
+        Returns
+        -------
+        bool
+            Whether ``β`` is minimum phase.
+        """
 
     @abc.abstractmethod
     def _support(self) -> int:
@@ -167,19 +208,56 @@ class ToeplitzMechanism(Mechanism):
 
     # -- derived quantities -------------------------------------------------------------------------
     def spectrum(self, omega) -> np.ndarray:
-        r"""``|B(ω)|²``, even in ω for real ``β``."""
+        r"""The power spectrum ``|B(ω)|²``, even in ω for real ``β``.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``|B(ω)|²``, of ``omega``'s shape.
+        """
         return np.abs(self.dtft(omega)) ** 2
 
     def noising_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of ``N``: lower-triangular Toeplitz of :meth:`noising_coeffs`.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``N[:n, :n]``, shape ``(n, n)``.
+        """
         n = _check_horizon(n)
         return scipy.linalg.toeplitz(self.noising_coeffs(n), np.zeros(n))
 
     def strategy_matrix(self, n: int) -> np.ndarray:
+        """The leading ``n × n`` block of ``C``: lower-triangular Toeplitz of :meth:`strategy_coeffs`.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``C[:n, :n]``, shape ``(n, n)``.
+        """
         n = _check_horizon(n)
         return scipy.linalg.toeplitz(self.strategy_coeffs(n), np.zeros(n))
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
-        r"""``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit), seed 003 eq. 6.
+        r"""The sensitivity ``sens_Π(C)`` over ``n`` steps (``n = None``: the streaming limit).
+
+        ``sens_Π(C)`` of seed 003 eq. 6.
 
         Single participation (seed 004 Thm 1.1, eq. 24): the columns of ``C`` are shifted, truncated copies of
         its first column, so the maximum is column 0, ``γ_n = ‖c_{0:n}‖₂``, non-decreasing in ``n``, in
@@ -193,6 +271,20 @@ class ToeplitzMechanism(Mechanism):
         ``π* = (0, b, …, (k'−1)b)`` and ``sens = ‖C u(π*)‖₂`` in ``O(k n)`` (seed 003 Thm 3.1, eq. 7, after Kalinin
         & Lampert); otherwise the dense enumeration of :func:`~dptheory.mechanisms.dense_sensitivity`. The
         streaming limit sums ``c`` over its support plus ``(k − 1)b`` steps (the rest is below 1e-17 relative).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is the streaming limit ``n → ∞``.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The route of :meth:`limiting_sensitivity` where it is used (keyword-only).
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``; ``inf`` where the coefficients overflow (non-minimum-phase ``β``).
         """
         participation = _check_participation(participation)
         if n is None:
@@ -234,21 +326,64 @@ class ToeplitzMechanism(Mechanism):
         return log_tail <= math.log(_TAIL_RTOL) - 2.0 * math.log(abs(self.noising_coeffs(1)[0]))  # c_0 = 1/β_0
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation
+            The participation schema.
+
+        Returns
+        -------
+        str
+            A description of the route, naming its theorem.
+        """
         if participation.participations(n) > 1 and _theorem_3_1_applies(self.strategy_coeffs(_check_horizon(n))):
             return "||C u(pi*)|| with pi* = (0, b, ..., (k'-1)b): seed 003 Thm 3.1, c non-negative and non-increasing"
         return super().sensitivity_route(n, participation)
 
     def final_row_energy(self, q, n: int):
-        """The last of :meth:`row_energies` (:meth:`Mechanism.final_row_energy`): the structured route costs no more
-        for all rows than the dense one for the last."""
+        """The last of :meth:`row_energies` (:meth:`Mechanism.final_row_energy`).
+
+        The structured route costs no more for all rows than the dense one for the last.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
+        """
         return _last_row(self.row_energies(q, n))
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`). For Toeplitz ``N`` the product
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`).
+
+        For Toeplitz ``N`` the product
         ``F_q N`` is Toeplitz with first column ``y_t = Σ_{s≤t} q^{t−s} β_s``, so row ``t`` has energy
         ``Σ_{s≤t} y_s²``: one recursion and a cumulative sum, ``O(n)`` per ``q``. As ``t → ∞`` with ``|q| < 1`` it
         tends to :meth:`filtered_energy` (Lemma C.4); at ``q = 1``, ``y`` is the decoder's first column
-        (seed 003 Prop. 3.3) and the energies are the prefix-sum error variances."""
+        (seed 003 Prop. 3.3) and the energies are the prefix-sum error variances.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
+        """
         qs, scalar = _check_q(q)
         n = _check_horizon(n)
         beta = self.noising_coeffs(n)
@@ -256,14 +391,38 @@ class ToeplitzMechanism(Mechanism):
         return out[0] if scalar else out
 
     def noise_stream(self, shape, like, steps: int | None):
-        """:class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise` over the first ``steps`` coefficients
-        (exact for ``steps`` steps); ``steps = None`` needs a finite ``β``, streamed whole."""
+        """The noise stream: :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise` over ``β``.
+
+        Over the first ``steps`` coefficients (exact for ``steps`` steps); ``steps = None`` needs a finite ``β``,
+        streamed whole.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int or None
+            The horizon the stream is exact for; ``None`` streams a finite ``β`` whole.
+
+        Returns
+        -------
+        StreamingToeplitzNoise
+            A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is ``None`` and ``β`` has infinitely many coefficients.
+        """
         if steps is None:
             raise ValueError(f"steps must be a number of steps: {self.name} has infinitely many coefficients")
         return StreamingToeplitzNoise(self.noising_coeffs(_check_horizon(steps)), shape, like)
 
     def limiting_sensitivity(self, *, method: str = "auto") -> float:
-        r"""``γ∞(β) = lim_T γ_T = ((1/2π)∫|B(ω)|^{-2} dω)^{1/2}`` (eq. 5, 26; Property C.1).
+        r"""The limiting sensitivity ``γ∞(β) = lim_T γ_T = ((1/2π)∫|B(ω)|^{-2} dω)^{1/2}``.
+
+        ``γ∞`` of eq. 5, 26; Property C.1.
 
         ``math.inf`` when ``β`` is not minimum phase: a zero inside the disk makes ``γ_T`` grow
         geometrically even though the frequency integral can be finite (``β = (1, −2)``: the integral is
@@ -277,6 +436,26 @@ class ToeplitzMechanism(Mechanism):
         ``"auto"`` takes the closed form if any, else a certified quadrature if any (finite ``β``:
         :func:`~dptheory.mechanisms.spectral.inverse_energy_by_trapezoid`, relative error ≤ 1e-12, one FFT), else the
         time route.
+
+        Parameters
+        ----------
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The route (above); keyword-only.
+
+        Returns
+        -------
+        float
+            ``γ∞``; ``math.inf`` when ``β`` is not minimum phase.
+
+        Raises
+        ------
+        ValueError
+            If ``method`` is not a route, or is ``"closed_form"`` where the mechanism has none.
+
+        Warns
+        -----
+        RuntimeWarning
+            If the ``"frequency"`` route cannot resolve the integrand and falls back.
         """
         return math.sqrt(self._gamma_inf_sq(_check_method(method)))
 
@@ -370,7 +549,9 @@ class ToeplitzMechanism(Mechanism):
         return cached if cached is not None and cached.size == n else self.strategy_coeffs(n)
 
     def filtered_energy(self, q=None, *, gap=None, method: str = "auto") -> np.ndarray:
-        r"""``E_q(β) = (1/2π)∫_{−π}^{π} |B(ω)|² / |1 − q e^{iω}|² dω`` for ``|q| < 1``, vectorised over ``q``.
+        r"""The pole integral ``E_q(β) = (1/2π)∫_{−π}^{π} |B(ω)|² / |1 − q e^{iω}|² dω``.
+
+        For ``|q| < 1``, vectorised over ``q``.
 
         This is the stationary variance of ``y_{t+1} = q y_t + (Bw)_t`` for unit white ``w`` (Thm F.2), the
         building block of App. B eq. (18) (``q = 1 − η``) and of App. C (``q = 1 − ηλ_j``). Equal to
@@ -380,6 +561,26 @@ class ToeplitzMechanism(Mechanism):
         Routes: ``"closed_form"`` (subclass), ``"time"`` (exact geometric-filter sum over the coefficients,
         Lemma C.4/F.12), ``"frequency"`` (adaptive periodic trapezoid; error decays like ``|q|^M``).
         ``"auto"``: closed form, else time domain.
+
+        Parameters
+        ----------
+        q : float or array_like, optional
+            The pole, ``|q| < 1``; give exactly one of ``q`` and ``gap``.
+        gap : float or array_like, optional
+            The gap ``1 − q = ηλ``, in ``(0, 2)``; keyword-only.
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The route (above); keyword-only.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``E_q(β)``: a float for a scalar pole, else a 1-D array, one per pole.
+
+        Raises
+        ------
+        ValueError
+            If not exactly one of ``q`` and ``gap`` is given, either is out of range, or ``method`` is
+            ``"closed_form"`` where the mechanism has none.
         """
         method = _check_method(method)
         gaps, scalar = _check_gap(q, gap)
@@ -407,6 +608,18 @@ class FiniteToeplitz(ToeplitzMechanism):
 
     Exact time-domain routes (the pole integral is a finite geometric-filter sum), minimum-phase test by
     polynomial roots or the argument principle.
+
+    Parameters
+    ----------
+    beta : array_like
+        The taps ``β``, 1-D, with ``β_0 ≠ 0`` (trailing zeros are dropped).
+    name : str, optional
+        The mechanism's name; by default ``toeplitz([...])`` with the taps.
+
+    Raises
+    ------
+    ValueError
+        If ``β_0 = 0``.
     """
 
     def __init__(self, beta: Sequence[float] | np.ndarray, *, name: str | None = None):
@@ -423,6 +636,18 @@ class FiniteToeplitz(ToeplitzMechanism):
         self._min_phase: bool | None = None
 
     def noising_coeffs(self, n: int) -> np.ndarray:
+        """The first ``n`` taps ``β_0, …, β_{n−1}``, zero past the last one.
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+        """
         n = _check_length(n)
         out = np.zeros(n)
         k = min(n, self.beta.size)
@@ -430,10 +655,34 @@ class FiniteToeplitz(ToeplitzMechanism):
         return out
 
     def dtft(self, omega) -> np.ndarray:
+        r"""The DTFT ``B(ω) = Σ_t β_t e^{−iωt}``, a polynomial in ``e^{−iω}``.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B(ω)``, complex, of ``omega``'s shape.
+        """
         z = np.exp(-1j * _check_omega(omega))
         return np.polynomial.polynomial.polyval(z, self.beta)
 
     def spectrum(self, omega) -> np.ndarray:
+        r"""The power spectrum ``|B(ω)|²``, by one FFT on a uniform grid.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``|B(ω)|²``, of ``omega``'s shape.
+        """
         omega = _check_omega(omega)
         M = omega.size
         # On a uniform grid ω_k = ω_0 + 2πk/M (what periodic_mean evaluates) the DTFT is one FFT of the
@@ -450,8 +699,16 @@ class FiniteToeplitz(ToeplitzMechanism):
         return np.abs(self.dtft(omega)) ** 2
 
     def is_minimum_phase(self) -> bool:
-        """A certified decay bound (:meth:`_inverse_decay`, one FFT) settles it where it exists; elsewhere
-        :func:`~dptheory.mechanisms.spectral.is_minimum_phase` (roots or the argument principle) decides."""
+        """Whether ``B(z) ≠ 0`` on the closed unit disk, decided once and kept.
+
+        A certified decay bound (:meth:`_inverse_decay`, one FFT) settles it where it exists; elsewhere
+        :func:`~dptheory.mechanisms.spectral.is_minimum_phase` (roots or the argument principle) decides.
+
+        Returns
+        -------
+        bool
+            Whether ``β`` is minimum phase.
+        """
         if self._min_phase is None:
             self._min_phase = self._inverse_decay() is not None or is_minimum_phase(self.beta)
         return self._min_phase
@@ -501,6 +758,20 @@ class FiniteToeplitz(ToeplitzMechanism):
         return b0, -b1 / b0, log_abs
 
     def strategy_coeffs(self, n: int) -> np.ndarray:
+        r"""First ``n`` coefficients of ``1/B(z)``: geometric for two taps, else by series inversion.
+
+        The first column of ``B⁻¹`` (Toeplitz, App. A).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``c_0, …, c_{n−1}``, shape ``(n,)``.
+        """
         n = _check_length(n)
         first = self._first_order()
         if first is None:
@@ -510,8 +781,25 @@ class FiniteToeplitz(ToeplitzMechanism):
         return np.sign(a) ** t * np.exp(t * log_abs) / b0
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
-        r"""As :meth:`ToeplitzMechanism.sensitivity`; for two taps and single participation the closed form
-        ``γ_n² = (1 − a^{2n})/(β_0²(1 − a²))`` (seed 004 Thm 1.1)."""
+        r"""The sensitivity, as :meth:`ToeplitzMechanism.sensitivity`, with a closed form for two taps.
+
+        For two taps and single participation the closed form
+        ``γ_n² = (1 − a^{2n})/(β_0²(1 − a²))`` (seed 004 Thm 1.1).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is the streaming limit ``n → ∞``.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+        method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+            The route of :meth:`limiting_sensitivity` where it is used (keyword-only).
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
+        """
         first = self._first_order()
         if n is None or first is None or not _check_participation(participation).single:
             return super().sensitivity(n, participation, method=method)
@@ -519,11 +807,33 @@ class FiniteToeplitz(ToeplitzMechanism):
         return math.sqrt(-math.expm1(2 * n * first[2]) * self._first_order_gamma_inf_sq())
 
     def noise_stream(self, shape, like, steps: int | None = None):
-        """The stream of ``β`` itself (exact over any horizon), or of its first ``steps`` taps."""
+        """The stream of ``β`` itself (exact over any horizon), or of its first ``steps`` taps.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int or None, optional
+            Keep only the first ``steps`` taps; ``None`` (the default) keeps them all.
+
+        Returns
+        -------
+        StreamingToeplitzNoise
+            A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
+        """
         taps = self.beta if steps is None else self.beta[: _check_horizon(steps)]
         return StreamingToeplitzNoise(taps, shape, like)
 
     def cache_key(self) -> str:
+        """A stable identifier: the SHA-256 of the taps' bytes.
+
+        Returns
+        -------
+        str
+            ``FiniteToeplitz:<hex digest>``.
+        """
         return f"FiniteToeplitz:{hashlib.sha256(np.ascontiguousarray(self.beta).tobytes()).hexdigest()}"
 
     def _first_order_gamma_inf_sq(self) -> float:
@@ -556,6 +866,13 @@ class SqrtToeplitz(ToeplitzMechanism):
 
     Coefficients by the stable recurrences ``β_t = β_{t−1}·r(t − 3/2)/t`` and ``c_t = c_{t−1}·r(t − 1/2)/t``
     for the inverse ``C(2t,t)/4^t · r^t``.
+
+    Parameters
+    ----------
+    nu : float
+        ``ν ∈ [0, 2)``.
+    name : str, optional
+        The mechanism's name; by default ``SqrtToeplitz(nu=…)``.
     """
 
     def __init__(self, nu: float, *, name: str | None = None):
@@ -569,21 +886,85 @@ class SqrtToeplitz(ToeplitzMechanism):
         return np.concatenate([[1.0], np.cumprod(self.r * (t - shift) / t)])[:n]
 
     def noising_coeffs(self, n: int) -> np.ndarray:
+        r"""The first ``n`` coefficients ``β_t = (−1)^t C(1/2, t) r^t`` of ``√(1 − r z)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``β_0, …, β_{n−1}``, shape ``(n,)``.
+        """
         return self._recurrence(n, 1.5)
 
     def strategy_coeffs(self, n: int) -> np.ndarray:
+        r"""The first ``n`` coefficients ``C(2t,t)/4^t · r^t`` of ``1/√(1 − r z)``.
+
+        The first column of ``B⁻¹`` (Toeplitz, App. A).
+
+        Parameters
+        ----------
+        n : int
+            The number of coefficients.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``c_0, …, c_{n−1}``, shape ``(n,)``.
+        """
         return self._recurrence(n, 0.5)
 
     def dtft(self, omega) -> np.ndarray:
+        r"""The DTFT ``B(ω) = √(1 − r e^{−iω})``.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B(ω)``, complex, of ``omega``'s shape.
+        """
         return np.sqrt(1.0 - self.r * np.exp(-1j * _check_omega(omega)))
 
     def spectrum(self, omega) -> np.ndarray:
+        r"""The power spectrum ``|B(ω)|² = |1 − r e^{−iω}|``.
+
+        Parameters
+        ----------
+        omega : float or array_like
+            The frequencies ``ω``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``|B(ω)|²``, of ``omega``'s shape.
+        """
         return np.abs(1.0 - self.r * np.exp(-1j * _check_omega(omega)))
 
     def is_minimum_phase(self) -> bool:
+        """Whether ``B(z) ≠ 0`` on the closed unit disk: ``ν > 0`` (the zero ``1/r`` lies outside).
+
+        Returns
+        -------
+        bool
+            ``ν > 0``.
+        """
         return self.nu > 0.0
 
     def cache_key(self) -> str:
+        """A stable identifier: ``ν``.
+
+        Returns
+        -------
+        str
+            ``SqrtToeplitz:<ν>``.
+        """
         return f"SqrtToeplitz:{self.nu!r}"
 
     def _support(self) -> int:
@@ -612,33 +993,84 @@ MechanismLike = Union[Mechanism, Sequence[float], np.ndarray]
 
 
 def as_mechanism(mechanism: MechanismLike) -> Mechanism:
-    """A :class:`~dptheory.mechanisms.Mechanism` as it is, or a finite sequence ``β`` as :class:`FiniteToeplitz`."""
+    """A :class:`~dptheory.mechanisms.Mechanism` as it is, or a finite sequence ``β`` as :class:`FiniteToeplitz`.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or array_like
+        A mechanism, or the taps ``β`` of a finite Toeplitz one.
+
+    Returns
+    -------
+    Mechanism
+        ``mechanism`` itself, or ``FiniteToeplitz(mechanism)``.
+    """
     return mechanism if isinstance(mechanism, Mechanism) else FiniteToeplitz(mechanism)
 
 
 def toeplitz(coeffs: Sequence[float] | np.ndarray) -> FiniteToeplitz:
-    """Toeplitz ``B`` from any user sequence ``β`` (``β_0 ≠ 0``)."""
+    """Toeplitz ``B`` from any user sequence ``β`` (``β_0 ≠ 0``).
+
+    Parameters
+    ----------
+    coeffs : array_like
+        The taps ``β``, 1-D, with ``β_0 ≠ 0``.
+
+    Returns
+    -------
+    FiniteToeplitz
+        The mechanism.
+    """
     return FiniteToeplitz(coeffs)
 
 
 def dpsgd() -> FiniteToeplitz:
-    """DP-SGD / Noisy-SGD: ``B = I``, ``β = (1, 0, 0, …)``, ``γ_T = γ∞ = 1``."""
+    """DP-SGD / Noisy-SGD: ``B = I``, ``β = (1, 0, 0, …)``, ``γ_T = γ∞ = 1``.
+
+    Returns
+    -------
+    FiniteToeplitz
+        The mechanism with ``β = (1)``.
+    """
     return FiniteToeplitz([1.0], name="dpsgd()")
 
 
 def nu_ftrl(nu: float) -> SqrtToeplitz:
-    r"""ν-DP-FTRL (seed 004, eq. 7): ``β_t = (−1)^t C(1/2, t)(1 − ν)^t``, ``0 < ν < 1``."""
+    r"""ν-DP-FTRL (seed 004, eq. 7): ``β_t = (−1)^t C(1/2, t)(1 − ν)^t``, ``0 < ν < 1``.
+
+    Parameters
+    ----------
+    nu : float in (0, 1)
+        The damping ``ν``.
+
+    Returns
+    -------
+    SqrtToeplitz
+        The mechanism.
+    """
     nu = check_in_interval("nu", nu, 0.0, 1.0)
     return SqrtToeplitz(nu, name=f"nu_ftrl({nu:g})")
 
 
 def optimal_cc() -> SqrtToeplitz:
-    r"""Optimal-CC (Fichtenberger et al. 2023): eq. (7) with ν = 0; ``γ_T² ≈ (1/π) ln T``, ``γ∞ = ∞``."""
+    r"""Optimal-CC (Fichtenberger et al. 2023): eq. (7) with ν = 0; ``γ_T² ≈ (1/π) ln T``, ``γ∞ = ∞``.
+
+    Returns
+    -------
+    SqrtToeplitz
+        The mechanism with ``ν = 0``.
+    """
     return SqrtToeplitz(0.0, name="optimal_cc()")
 
 
 def anti_pgd() -> FiniteToeplitz:
-    """Anti-PGD (Orvieto et al. 2022): ``β = (1, −1)``; ``B⁻¹`` is all-ones, ``γ_T² = T``, ``γ∞ = ∞``."""
+    """Anti-PGD (Orvieto et al. 2022): ``β = (1, −1)``; ``B⁻¹`` is all-ones, ``γ_T² = T``, ``γ∞ = ∞``.
+
+    Returns
+    -------
+    FiniteToeplitz
+        The mechanism with ``β = (1, −1)``.
+    """
     return FiniteToeplitz([1.0, -1.0], name="anti_pgd()")
 
 
@@ -647,6 +1079,11 @@ class DampedAntiPGD(FiniteToeplitz):
 
     ``1 − ν`` rounds ν to ~1e-16 absolute, i.e. 1e-4 relative at ν = 1e-12; keeping ν makes
     ``γ∞² = 1/(ν(2 − ν))``, ``γ_T`` and the pole integrals exact to rounding down to ν = 1e-12 and below.
+
+    Parameters
+    ----------
+    nu : float in (0, 1)
+        The damping ``ν``.
     """
 
     def __init__(self, nu: float):
@@ -654,22 +1091,60 @@ class DampedAntiPGD(FiniteToeplitz):
         super().__init__([1.0, -(1.0 - self.nu)], name=f"damped_anti_pgd({self.nu:g})")
 
     def cache_key(self) -> str:
+        """A stable identifier: ``ν``.
+
+        Returns
+        -------
+        str
+            ``DampedAntiPGD:<ν>``.
+        """
         return f"DampedAntiPGD:{self.nu!r}"
 
     def _first_order_gap(self) -> float:
         return self.nu
 
     def is_minimum_phase(self) -> bool:
+        """Whether ``B(z) ≠ 0`` on the closed unit disk: always, for ``ν ∈ (0, 1)``.
+
+        Returns
+        -------
+        bool
+            ``True``.
+        """
         return True  # the zero 1/(1 − ν) lies outside the disk for every ν ∈ (0, 1)
 
 
 def damped_anti_pgd(nu: float) -> DampedAntiPGD:
-    r"""Anti-PGD with damping (Table 2): ``β = (1, −(1 − ν))``, ``0 < ν < 1``; ``γ∞² = 1/(ν(2 − ν))``."""
+    r"""Anti-PGD with damping (Table 2): ``β = (1, −(1 − ν))``, ``0 < ν < 1``; ``γ∞² = 1/(ν(2 − ν))``.
+
+    Parameters
+    ----------
+    nu : float in (0, 1)
+        The damping ``ν``.
+
+    Returns
+    -------
+    DampedAntiPGD
+        The mechanism.
+    """
     return DampedAntiPGD(nu)
 
 
 def mean_estimation_optimal(eta: float) -> SqrtToeplitz:
-    r"""``β*`` of Thm 2.1 (App. B eq. 19): ``B*(ω) = √(1 − (1−η)e^{−iω})``, optimal for mean estimation
-    with learning rate ``η ∈ (0, 2)`` (the stability range; the paper assumes ``η < 1``)."""
+    r"""``β*`` of Thm 2.1 (App. B eq. 19): the optimum for mean estimation.
+
+    ``B*(ω) = √(1 − (1−η)e^{−iω})``, optimal for mean estimation
+    with learning rate ``η ∈ (0, 2)`` (the stability range; the paper assumes ``η < 1``).
+
+    Parameters
+    ----------
+    eta : float in (0, 2)
+        The learning rate ``η``.
+
+    Returns
+    -------
+    SqrtToeplitz
+        The mechanism with ``ν = η``.
+    """
     eta = check_in_interval("eta", eta, 0.0, 2.0, why="the stability range of mean estimation")
     return SqrtToeplitz(eta, name=f"mean_estimation_optimal({eta:g})")

@@ -113,6 +113,23 @@ def tree_depth(n: int, *, variant: str = "exact") -> int:
     short at powers of two (``n = 1 → 0``, ``n = 1024 → 10``), kept for reproducing the paper's accounting (errata 000
     §3); ``"path"``: ``⌈lg n⌉ + 1``, the nodes on a root-to-leaf path of the ``2^{⌈lg n⌉}``-leaf heap (the top one is
     released only at powers of two).
+
+    Parameters
+    ----------
+    n : int
+        The number of steps.
+    variant : {"exact", "paper", "path"}, default "exact"
+        Which count (above); keyword-only.
+
+    Returns
+    -------
+    int
+        The number of nodes.
+
+    Raises
+    ------
+    ValueError
+        If ``variant`` is not one of the three.
     """
     n = check_int("n", n, 1)
     if variant not in _DEPTH_VARIANTS:
@@ -122,8 +139,23 @@ def tree_depth(n: int, *, variant: str = "exact") -> int:
 
 
 def tree_nodes(n: int, readout: str = "honaker") -> np.ndarray:
-    r"""The released nodes over ``n`` steps as rows ``(level ℓ, index j, completion step (j+1)2^ℓ − 1)``, in the node
-    order of the module docstring (completion step, then level); ``"vanilla"`` keeps the left children (``j`` even)."""
+    r"""The released nodes over ``n`` steps as rows ``(level ℓ, index j, completion step (j+1)2^ℓ − 1)``.
+
+    In the node order of the module docstring (completion step, then level); ``"vanilla"`` keeps the left children
+    (``j`` even).
+
+    Parameters
+    ----------
+    n : int
+        The number of steps.
+    readout : {"vanilla", "honaker", "full"}, default "honaker"
+        The read-out.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m, 3)``, one row per released node.
+    """
     n = check_int("n", n, 1)
     readout = _check_readout(readout)
     rows = []
@@ -168,11 +200,29 @@ def _check_online(readout) -> str:
 
 
 def prefix_variance(t: int, readout: str = "vanilla") -> Fraction:
-    r"""The exact variance (units of the node variance) of the noise on the prefix sum of the first ``t ≥ 1``
-    gradients (the digest's 1-based step ``t``; row ``t − 1`` of ``row_energies(1.0, n)``).
+    r"""The exact variance of the noise on the prefix sum of the first ``t ≥ 1`` gradients.
+
+    In units of the node variance (the digest's 1-based step ``t``; row ``t − 1`` of ``row_energies(1.0, n)``).
 
     ``"vanilla"``: ``popcount(t)`` (errata 000 §5 #2); ``"honaker"``: ``Σ_{bit k of t} 2^k/(2^{k+1} − 1)`` (errata 000
     §5 #3: 1, 2/3, 5/3, 4/7, …). Both read-outs use only nodes inside the prefix, so the value does not depend on n.
+
+    Parameters
+    ----------
+    t : int
+        The number of gradients, at least 1.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The read-out (``"full"`` depends on ``n`` and is refused).
+
+    Returns
+    -------
+    fractions.Fraction
+        The variance, exactly.
+
+    Raises
+    ------
+    ValueError
+        If ``readout`` is ``"full"`` or unknown.
     """
     t = check_int("t", t, 1)
     readout = _check_online(readout)
@@ -182,11 +232,30 @@ def prefix_variance(t: int, readout: str = "vanilla") -> Fraction:
 
 
 def increment_variance(t: int, readout: str = "vanilla") -> Fraction:
-    r"""The exact variance of the per-gradient noise ``a_t = b_t − b_{t−1}`` of the Noisy-SGD form (seed 000 Thm B.1,
-    1-based ``t``; row ``t − 1`` of ``row_energies`` at ``q = 0``, i.e. ``‖N_{t−1}‖²``).
+    r"""The exact variance of the per-gradient noise ``a_t = b_t − b_{t−1}`` of the Noisy-SGD form.
+
+    Seed 000 Thm B.1,
+    1-based ``t``; row ``t − 1`` of ``row_energies`` at ``q = 0``, i.e. ``‖N_{t−1}‖²``.
 
     ``"vanilla"``: ``tz(t) + 1`` (errata 000 §5 #9); ``"honaker"``: from the exact decoder rows (errata 000 §5 #10:
     1 at ``t = 1, 2, 3``, 29/21 ≈ 1.3810 at ``t = 4``, …), ``O(t)`` exact rational arithmetic.
+
+    Parameters
+    ----------
+    t : int
+        The 1-based step, at least 1.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The read-out (``"full"`` depends on ``n`` and is refused).
+
+    Returns
+    -------
+    fractions.Fraction
+        The variance, exactly.
+
+    Raises
+    ------
+    ValueError
+        If ``readout`` is ``"full"`` or unknown.
     """
     t = check_int("t", t, 1)
     readout = _check_online(readout)
@@ -374,7 +443,9 @@ def _structured_sensitivity_squared(n: int, k: int, b: int, readout: str) -> tup
 
 
 class TreeAggregation(Mechanism):
-    r"""Binary-tree aggregation over complete dyadic nodes with one of the read-outs ``"vanilla"`` (GetSum),
+    r"""Binary-tree aggregation over complete dyadic nodes with one of three read-outs.
+
+    The read-outs are ``"vanilla"`` (GetSum),
     ``"honaker"`` (GetSumReducedVariance, corrected divisor) or ``"full"`` (least squares, seed 003's TreeAgg-Full);
     see the module docstring.
 
@@ -385,6 +456,16 @@ class TreeAggregation(Mechanism):
     work unchanged. Structured routes without any ``n × m`` matrix (vanilla/honaker; the sensitivity for full too):
     :meth:`final_row_energy` in ``O(m log n)`` per ``q``, :meth:`sensitivity` under multiple participations and
     :meth:`remark32_sensitivity` (module docstring). ``stationary`` is False (no ``horizon=None``).
+
+    Parameters
+    ----------
+    readout : {"vanilla", "honaker", "full"}, default "honaker"
+        The read-out.
+
+    Raises
+    ------
+    ValueError
+        If ``readout`` is not one of the three.
     """
 
     stationary = False
@@ -408,11 +489,33 @@ class TreeAggregation(Mechanism):
         return self._cache[key]
 
     def nodes(self, n: int) -> np.ndarray:
-        """:func:`tree_nodes` of this read-out: rows ``(level, index, completion step)`` in node order."""
+        """The released nodes, :func:`tree_nodes` of this read-out: rows ``(level, index, completion step)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m, 3)``, in node order.
+        """
         return tree_nodes(n, self.readout)
 
     def strategy_matrix(self, n: int) -> np.ndarray:
-        """The ``m × n`` strategy: ``C_{ν,i} = 1`` iff leaf ``i`` lies in released node ``ν`` (node order)."""
+        """The ``m × n`` strategy: ``C_{ν,i} = 1`` iff leaf ``i`` lies in released node ``ν`` (node order).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``C``, shape ``(m, n)``.
+        """
         n = check_int("n", n, 1)
         return self._cached("C", n, self._build_strategy).copy()
 
@@ -424,7 +527,18 @@ class TreeAggregation(Mechanism):
         return C
 
     def decoder_matrix(self, n: int) -> np.ndarray:
-        """The ``n × m`` decoder ``B`` with ``B C = A``: row ``t`` reads the prefix ``[0, t]``."""
+        """The ``n × m`` decoder ``B`` with ``B C = A``: row ``t`` reads the prefix ``[0, t]``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``B``, shape ``(n, m)``.
+        """
         n = check_int("n", n, 1)
         return self._cached("B", n, self._build_decoder).copy()
 
@@ -454,8 +568,20 @@ class TreeAggregation(Mechanism):
         return scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._cached("X", n, self._build_gram)), C.T)
 
     def gram_matrix(self, n: int) -> np.ndarray:
-        """``CᵀC`` (``n × n``): entry ``(i, j)`` counts the released nodes containing both leaves, built block by block
-        (``O(n²)``, no ``m × n`` product)."""
+        """The Gram matrix ``CᵀC`` (``n × n``), built block by block (``O(n²)``, no ``m × n`` product).
+
+        Entry ``(i, j)`` counts the released nodes containing both leaves.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``CᵀC``, shape ``(n, n)``.
+        """
         n = check_int("n", n, 1)
         return self._cached("X", n, self._build_gram).copy()
 
@@ -477,14 +603,45 @@ class TreeAggregation(Mechanism):
         return np.diagonal(np.cumsum(np.cumsum(inv, axis=0), axis=1)).copy()
 
     def noising_matrix(self, n: int) -> np.ndarray:
-        """``N = A⁻¹B`` (``n × m``): the noise of gradient ``t`` is ``(N z)_t = (B z)_t − (B z)_{t−1}``."""
+        """The noising matrix ``N = A⁻¹B`` (``n × m``).
+
+        The noise of gradient ``t`` is ``(N z)_t = (B z)_t − (B z)_{t−1}``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``N``, shape ``(n, m)``.
+        """
         n = check_int("n", n, 1)
         return self._cached("N", n, lambda k: np.diff(self._cached("B", k, self._build_decoder), axis=0, prepend=0.0)).copy()
 
     def step_mixing_matrix(self, n: int) -> np.ndarray:
-        r"""The ``n × m`` matrix ``M`` with ``M Mᵀ = I`` and ``N = (N Mᵀ) M`` through which :meth:`noise_stream` takes its
+        r"""The step mixing matrix: the ``n × m`` matrix ``M`` with ``M Mᵀ = I`` and ``N = (N Mᵀ) M``.
+
+        Through it :meth:`noise_stream` takes its
         one white draw per step (module docstring): vanilla ``I``; honaker row ``t`` ``2^{ℓ−L}/√v_L`` on the nodes
-        completed at step ``t``. Feeding ``w = M z`` to the stream returns ``N z``. Not defined for ``"full"``."""
+        completed at step ``t``. Feeding ``w = M z`` to the stream returns ``N z``. Not defined for ``"full"``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``M``, shape ``(n, m)``.
+
+        Raises
+        ------
+        ValueError
+            For the ``"full"`` read-out.
+        """
         n = check_int("n", n, 1)
         _check_online(self.readout)
         nodes = self.nodes(n)
@@ -497,10 +654,30 @@ class TreeAggregation(Mechanism):
     # -- sensitivity -----------------------------------------------------------------------------------------------
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
-        r"""``sens_Π(C)`` over ``n`` steps (seed 003 eq. 6) by the cheapest exact route of the module docstring:
+        r"""The sensitivity ``sens_Π(C)`` over ``n`` steps by the cheapest exact route of the module docstring.
+
+        ``sens_Π(C)`` of seed 003 eq. 6:
         ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11); the dense enumeration where cheap; Remark 3.2's
         lower bound where it meets the per-level upper bound; the exact dynamic programme within its budget. Beyond
-        that it refuses (:meth:`sensitivity_report` gives the bounds)."""
+        that it refuses (:meth:`sensitivity_report` gives the bounds).
+
+        Parameters
+        ----------
+        n : int or None, optional
+            The number of steps; ``None`` (the default) is refused: no streaming limit.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        float
+            ``sens_Π(C)``.
+
+        Raises
+        ------
+        ValueError
+            If ``n`` is ``None``, or only bounds are known (beyond the dynamic programme's budget).
+        """
         if n is None:
             raise ValueError(f"n must be a number of steps: {self.name} has no streaming limit (n = None)")
         report = self.sensitivity_report(n, participation)
@@ -517,6 +694,20 @@ class TreeAggregation(Mechanism):
         return participation.count_patterns(n) <= MAX_PATTERNS and n <= _DENSE_MAX_N
 
     def sensitivity_route(self, n: int, participation: Participation) -> str:
+        """Which theorem or route :meth:`sensitivity` uses for ``n`` steps under ``participation`` (for reports).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation
+            The participation schema.
+
+        Returns
+        -------
+        str
+            A description of the route.
+        """
         if participation.participations(n) == 1:
             return "floor(lg n) + 1 released nodes contain leaf 0 (errata 000 §2.11): the largest column norm of C"
         if self._enumerates(n, participation):
@@ -525,8 +716,23 @@ class TreeAggregation(Mechanism):
         return _structured_sensitivity_squared(n, k, participation.min_sep, self.readout)[2]
 
     def sensitivity_report(self, n: int, participation: Participation | None = None) -> SensitivityReport:
-        r"""The sensitivity with its route (:meth:`sensitivity`), or — beyond the dynamic programme's budget — Remark
-        3.2's lower bound and the per-level upper bound; never builds a dense strategy above ``n = 4096``."""
+        r"""The sensitivity with its route, or bounds beyond the dynamic programme's budget.
+
+        The route is that of :meth:`sensitivity`; beyond the dynamic programme's budget the report holds Remark
+        3.2's lower bound and the per-level upper bound. Never builds a dense strategy above ``n = 4096``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        SensitivityReport
+            The exact value or the bounds, with the route.
+        """
         n = check_int("n", n, 1)
         participation = _check_participation(participation)
         k = participation.participations(n)
@@ -541,9 +747,24 @@ class TreeAggregation(Mechanism):
         return SensitivityReport(value, value, route, n, participation, k)
 
     def remark32_sensitivity(self, n: int, participation: Participation | None = None) -> float:
-        r"""Seed 003 Remark 3.2's lower bound ``‖C u(π*)‖₂`` with ``π* = (0, b, …, (k'−1)b)`` — the sensitivity seed 003
-        uses for its TreeAgg baselines — counted node by node in ``O(k' log n)``. Equal to the exact value in every
-        small brute-force case (errata 003 C9), below it in general (module docstring)."""
+        r"""Seed 003 Remark 3.2's lower bound ``‖C u(π*)‖₂`` with ``π* = (0, b, …, (k'−1)b)``.
+
+        The sensitivity seed 003
+        uses for its TreeAgg baselines, counted node by node in ``O(k' log n)``. Equal to the exact value in every
+        small brute-force case (errata 003 C9), below it in general (module docstring).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        float
+            ``‖C u(π*)‖₂``.
+        """
         n = check_int("n", n, 1)
         participation = _check_participation(participation)
         return math.sqrt(_pattern_energy(participation.earliest(n), n, self.readout))
@@ -551,9 +772,24 @@ class TreeAggregation(Mechanism):
     # -- energies and noise ----------------------------------------------------------------------------------------
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""``‖e_tᵀ F_q N‖²`` (base class): at ``q = 1`` the prefix variances, in closed form for vanilla
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (base class), with closed forms at ``q = 1``.
+
+        At ``q = 1`` the prefix variances, in closed form for vanilla
         (``popcount(t+1)``) and honaker (``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``) in ``O(n log n)``, for full from
-        ``(CᵀC)⁻¹`` in ``O(n³/3)``; otherwise the dense route on the ``n × m`` noising matrix."""
+        ``(CᵀC)⁻¹`` in ``O(n³/3)``; otherwise the dense route on the ``n × m`` noising matrix.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
+        """
         if np.ndim(q) == 0:
             try:
                 one = float(q) == 1.0
@@ -573,9 +809,23 @@ class TreeAggregation(Mechanism):
         return super().row_energies(q, n)
 
     def final_row_energy(self, q, n: int):
-        r"""``‖e_{n−1}ᵀ F_q N‖²`` (the last of :meth:`row_energies`; a float for scalar ``q``, an array for 1-D ``q``):
-        for vanilla and honaker from the node ranges of the decoder in ``O(m log n)`` per ``q`` without the ``n × m``
-        matrix (:func:`_final_row_energy`); for full the last of :meth:`row_energies`."""
+        r"""The last row energy ``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies`.
+
+        For vanilla and honaker from the node ranges of the decoder in ``O(m log n)`` per ``q`` without the ``n × m``
+        matrix (:func:`_final_row_energy`); for full the last of :meth:`row_energies`.
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
+        """
         if self.readout == "full":
             return _last_row(self.row_energies(q, n))
         qs, scalar = _check_q(q)
@@ -583,9 +833,31 @@ class TreeAggregation(Mechanism):
         return float(out[0]) if scalar else out
 
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
-        """The noise ``N z`` over the next ``K`` steps from blocks of white noise of shape ``(K, *shape)``, one draw per
+        """The noise ``N z`` over the next ``K`` steps from blocks of white noise of shape ``(K, *shape)``.
+
+        One draw per
         step (module docstring): a :class:`TreeStream` (vanilla, honaker; exact, ``O(log n)`` memory) or, for
-        ``"full"``, the Cholesky factor of ``(CᵀC)⁻¹`` (the same law; ``O(n²)``)."""
+        ``"full"``, the Cholesky factor of ``(CᵀC)⁻¹`` (the same law; ``O(n²)``).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of one step's noise.
+        like : array
+            An array whose namespace (NumPy, CuPy, …) the stream computes on.
+        steps : int
+            The horizon of the stream (``None`` is refused).
+
+        Returns
+        -------
+        callable
+            The stream: a :class:`TreeStream`, or a dense stream for ``"full"``.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is ``None``.
+        """
         if steps is None:
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         steps = check_int("steps", steps, 1)
@@ -602,6 +874,13 @@ class TreeAggregation(Mechanism):
     # -- identity --------------------------------------------------------------------------------------------------
 
     def cache_key(self) -> str:
+        """A stable identifier: the read-out and the node convention.
+
+        Returns
+        -------
+        str
+            ``TreeAggregation:v1:readout=<readout>:nodes=complete-dyadic``.
+        """
         return f"TreeAggregation:v1:readout={self.readout}:nodes=complete-dyadic"
 
     def __repr__(self) -> str:
@@ -615,11 +894,23 @@ class TreeAggregation(Mechanism):
 
 
 class TreeStream:
-    r"""The tree's per-gradient noise ``a_t = b_t − b_{t−1}`` from one white draw per step, ``O(log t)`` memory
-    (module docstring): vanilla the binary counter, honaker the Honaker stack with ``g_t = √v_L · w_t``.
+    r"""The tree's per-gradient noise ``a_t = b_t − b_{t−1}`` from one white draw per step, ``O(log t)`` memory.
+
+    See the module docstring: vanilla the binary counter, honaker the Honaker stack with ``g_t = √v_L · w_t``.
 
     A node's value is created at its completion step; the stream holds only the chosen nodes of the current prefix
     (the binary expansion of ``t``), so it cannot read a node before its subtree is complete.
+
+    Parameters
+    ----------
+    readout : {"vanilla", "honaker"}
+        The read-out (``"full"`` has no tree stream).
+    shape : tuple of int
+        The shape of one step's noise.
+    like : array
+        An array whose namespace (NumPy, CuPy, …) the stream computes on.
+    steps : int
+        The number of steps the stream holds.
     """
 
     def __init__(self, readout: str, shape: tuple[int, ...], like, steps: int):
@@ -658,11 +949,33 @@ class TreeStream:
 
 
 def remark32_loss(mechanism: TreeAggregation, n: int, participation: Participation | None = None) -> PrefixLoss:
-    r"""Seed 003's MaxLoss/RmsLoss of a tree with the sensitivity it uses for its TreeAgg baselines: **Remark 3.2's
+    r"""Seed 003's MaxLoss/RmsLoss of a tree with the sensitivity it uses for its TreeAgg baselines.
+
+    That sensitivity is **Remark 3.2's
     lower bound** ``‖C u(π*)‖₂`` (errata 003 §2.3, C15), not the exact ``sens_Π`` of :func:`prefix_loss`. The two agree
     at seed 003's Table 3 setting (``n = 2052, k = 6, b = 342``) and in every small brute-force case (errata 003 C9),
     not in general (``n = 10⁴, k = 10, b = 1000``: ``sens² = 255`` vs ``261``, module docstring); the returned
-    :class:`PrefixLoss` names the bound in its ``mechanism`` label."""
+    :class:`PrefixLoss` names the bound in its ``mechanism`` label.
+
+    Parameters
+    ----------
+    mechanism : TreeAggregation
+        The tree.
+    n : int
+        The number of steps.
+    participation : Participation or None, optional
+        The participation schema; ``None`` (the default) is single participation.
+
+    Returns
+    -------
+    PrefixLoss
+        The errors, the Remark 3.2 sensitivity and the losses.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`TreeAggregation`.
+    """
     if not isinstance(mechanism, TreeAggregation):
         raise ValueError(f"mechanism must be a TreeAggregation, got {type(mechanism).__name__}")
     n = check_int("n", n, 1)
