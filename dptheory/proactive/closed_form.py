@@ -448,7 +448,7 @@ def T_min(eps, k, gamma_, theta=1.0) -> float:
     k : float in (0, inf)
         Number of epochs, ``K = kN``.
     gamma_ : float in [2, inf)
-        γ (as returned by :func:`gamma`).
+        The factor γ, as returned by :func:`gamma`.
     theta : float in [1, inf), default 1.0
         ``θ = s_max/s̄``.
 

@@ -80,7 +80,25 @@ def _check_n(name: str, n) -> int:
 
 
 def released_nodes(n_leaves, *, readout: str = "vanilla") -> list[tuple[int, int]]:
-    """The released nodes ``(k, j)`` (leaves ``[j·2^k, (j + 1)·2^k)``, 0-based) of a tree over ``n_leaves`` steps."""
+    """The released nodes ``(k, j)`` (leaves ``[j·2^k, (j + 1)·2^k)``, 0-based) of a tree over ``n_leaves`` steps.
+
+    Parameters
+    ----------
+    n_leaves : int
+        Number of leaves (steps), at least 1.
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    list of tuple of int
+        The released nodes ``(k, j)``, sorted.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     N = _check_n("n_leaves", n_leaves)
     readout = _check_choice("readout", readout, READOUTS)
     nodes = tree_nodes(N, "vanilla" if readout == "vanilla" else "honaker")  # "all": every complete node
@@ -93,7 +111,27 @@ def _released(j: np.ndarray, k: int, N: int, readout: str) -> np.ndarray:
 
 
 def pattern_sensitivity_sq(leaves, *, n_leaves, readout: str = "vanilla") -> int:
-    """``Σ_released nodes c_node²`` for one example at the given 0-based ``leaves`` of a tree over ``n_leaves``."""
+    """``Σ_released nodes c_node²`` for one example at the given 0-based ``leaves`` of a tree over ``n_leaves``.
+
+    Parameters
+    ----------
+    leaves : iterable of int
+        The example's distinct 0-based leaves, in ``[0, n_leaves − 1]``.
+    n_leaves : int
+        Number of leaves of the tree, at least 1.
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    int
+        ``Σ_released nodes c_node²``, ``c_node`` the number of the example's leaves in the node.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     N = _check_n("n_leaves", n_leaves)
     readout = _check_choice("readout", readout, READOUTS)
     pos = np.asarray(sorted(int(x) for x in leaves), dtype=np.int64)
@@ -107,11 +145,32 @@ def pattern_sensitivity_sq(leaves, *, n_leaves, readout: str = "vanilla") -> int
 
 
 def ntr_per_example_sq(n, *, epochs, readout: str = "vanilla") -> np.ndarray:
-    """``Σ_released nodes c_node²`` for each example ``i = 0 … n − 1`` of DP-FTRL-NTR: leaves ``i + e·n``,
+    """``Σ_released nodes c_node²`` for each example ``i = 0 … n − 1`` of DP-FTRL-NTR.
+
+    The example ``i`` sits at leaves ``i + e·n``,
     ``e < epochs``, of one tree over ``n·epochs`` leaves (the same order every epoch; errata 000 §2.7, §2.11).
 
     The layer sweep: at level k the example's leaves fall into nodes ``(i + e n) >> k``, non-decreasing in e, so
     ``c²`` summed over a run of equal nodes is ``Σ_e (2·(rank of e in its run) + 1)``; O(n·E·lg(nE)).
+
+    Parameters
+    ----------
+    n : int
+        Steps per epoch, at least 1.
+    epochs : int
+        Number of epochs ``E``, at least 1.
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    numpy.ndarray
+        One ``int64`` per example ``i = 0 … n − 1``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
     """
     n = _check_n("n", n)
     E = _check_n("epochs", epochs)
@@ -131,13 +190,52 @@ def ntr_per_example_sq(n, *, epochs, readout: str = "vanilla") -> np.ndarray:
 
 
 def single_pass_sensitivity_sq(n, *, readout: str = "vanilla") -> int:
-    """The most released nodes containing one leaf of a tree over ``n`` steps, by the layer sweep (= ⌊lg n⌋ + 1)."""
+    """The most released nodes containing one leaf of a tree over ``n`` steps, by the layer sweep (= ⌊lg n⌋ + 1).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    int
+        ``⌊lg n⌋ + 1``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     return int(ntr_per_example_sq(n, epochs=1, readout=readout).max())
 
 
 def tr_sensitivity_sq(steps, *, epochs: int | None = None, variant: str = "exact") -> int:
-    """DP-FTRL-TR (D.1): ``Σ_e tree_depth(n_e)`` over the trees; ``steps`` is one count per tree, or one count
-    repeated ``epochs`` times (errata 000 §2.11)."""
+    """DP-FTRL-TR (D.1): ``Σ_e tree_depth(n_e)`` over the trees.
+
+    ``steps`` is one count per tree, or one count repeated ``epochs`` times (errata 000 §2.11).
+
+    Parameters
+    ----------
+    steps : int or sequence of int
+        Steps per tree: one positive count per tree, or a single count repeated ``epochs`` times.
+    epochs : int, optional
+        Number of trees when ``steps`` is a single count (default 1); not allowed with a sequence.
+    variant : {"exact", "paper"}, default "exact"
+        Depth of one tree: ``⌊lg n⌋ + 1`` (``"exact"``) or the printed ``⌈lg n⌉`` (``"paper"``).
+
+    Returns
+    -------
+    int
+        ``Σ_e tree_depth(n_e)``.
+
+    Raises
+    ------
+    ValueError
+        If ``epochs`` is given with a sequence, ``steps`` is empty, or a count or ``variant`` is invalid.
+    """
     if isinstance(steps, (int, np.integer)):
         steps = [steps] * _check_n("epochs", 1 if epochs is None else epochs)
     elif epochs is not None:
@@ -153,6 +251,27 @@ def ntr_sensitivity_sq(n, *, epochs, readout: str = "vanilla", variant: str = "e
 
     ``"exact"``: ``max_i`` of :func:`ntr_per_example_sq`; ``"paper"``: D.2's ``E⌈lg(nE)⌉`` (wrong, errata 000 §3);
     ``"upper"``: ``E²(⌊lg nE⌋ + 1)`` (valid: ``Σc² ≤ max c · Σc``).
+
+    Parameters
+    ----------
+    n : int
+        Steps per epoch, at least 1.
+    epochs : int
+        Number of epochs ``E``, at least 1.
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+    variant : {"exact", "paper", "upper"}, default "exact"
+        One of :data:`NTR_VARIANTS`, as above.
+
+    Returns
+    -------
+    int
+        The squared sensitivity ``S²``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
     """
     n = _check_n("n", n)
     E = _check_n("epochs", epochs)
@@ -169,7 +288,9 @@ def ntr_sensitivity_sq(n, *, epochs, readout: str = "vanilla", variant: str = "e
 
 
 def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
-    """``max Σ_released nodes c_node²`` over every pattern of at most ``max_participations`` leaves among ``steps``,
+    """``max Σ_released nodes c_node²`` over every participation pattern allowed among ``steps`` leaves.
+
+    The maximum is over every pattern of at most ``max_participations`` leaves among ``steps``,
     consecutive ones at least ``min_separation`` leaves apart (``min_separation = y − x − 1`` for leaves x < y):
     the quantity of TensorFlow Privacy's ``compute_rdp_single_tree`` (D.2's corrected accounting, errata 000 §2.11).
 
@@ -178,6 +299,27 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
     right end (``s, t ≤ min_separation``); children combine with ``t_left + s_right ≥ min_separation``.
     Cost ``O(lg(steps)·m²·min_separation³)``: meant for small cases; :func:`ntr_sensitivity_sq` sweeps the fixed
     order at any size.
+
+    Parameters
+    ----------
+    steps : int
+        Number of leaves (steps), at least 1.
+    max_participations : int
+        Most participations of one example, at least 1.
+    min_separation : int
+        Least number of leaves strictly between two consecutive participations, at least 0.
+    readout : {"vanilla", "all"}, default "all"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    int
+        The largest ``Σ_released nodes c_node²`` over the allowed patterns.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
     """
     N = _check_n("steps", steps)
     M = _check_n("max_participations", max_participations)
@@ -232,7 +374,29 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
 
 
 def brute_force_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
-    """:func:`worst_case_sensitivity_sq` by enumerating every pattern (tiny cases; the tests' independent route)."""
+    """:func:`worst_case_sensitivity_sq` by enumerating every pattern (tiny cases; the tests' independent route).
+
+    Parameters
+    ----------
+    steps : int
+        Number of leaves (steps), at least 1.
+    max_participations : int
+        Most participations of one example, at least 1.
+    min_separation : int
+        Least number of leaves strictly between two consecutive participations, at least 0.
+    readout : {"vanilla", "all"}, default "all"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+
+    Returns
+    -------
+    int
+        The largest ``Σ_released nodes c_node²`` over the allowed patterns.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     N = _check_n("steps", steps)
     M = _check_n("max_participations", max_participations)
     sep = check_int("min_separation", min_separation, 0)
@@ -252,6 +416,29 @@ def tree_sensitivity_sq(n, *, epochs=1, scheme: str = "single", readout: str = "
 
     ``variant="paper"`` gives the paper's count (⌈lg n⌉, E⌈lg n⌉, E⌈lg nE⌉); ``"upper"`` exists for
     ``"no_restart"`` only. ``readout`` matters for ``"no_restart"`` only (one pass: both give ⌊lg n⌋ + 1).
+
+    Parameters
+    ----------
+    n : int
+        Steps per epoch (per tree for ``"restart"``), at least 1.
+    epochs : int, default 1
+        Number of epochs ``E``; must be 1 for ``"single"``.
+    scheme : {"single", "restart", "no_restart"}, default "single"
+        One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+    variant : {"exact", "paper", "upper"}, default "exact"
+        The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+
+    Returns
+    -------
+    int
+        The squared sensitivity ``S²``, in units of the per-leaf sensitivity squared.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
     """
     scheme = _check_choice("scheme", scheme, SCHEMES)
     n = _check_n("n", n)
@@ -266,7 +453,33 @@ def tree_sensitivity_sq(n, *, epochs=1, scheme: str = "single", readout: str = "
 
 
 def tree_rho(sigma, *, n, epochs=1, scheme: str = "single", readout: str = "vanilla", variant: str = "exact") -> float:
-    """ρ-zCDP of tree aggregation with noise multiplier σ: ``ρ = S²/(2σ²)`` (errata 000 §2.11)."""
+    """ρ-zCDP of tree aggregation with noise multiplier σ: ``ρ = S²/(2σ²)`` (errata 000 §2.11).
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    n : int
+        Steps per epoch (per tree for ``"restart"``), at least 1.
+    epochs : int, default 1
+        Number of epochs ``E``; must be 1 for ``"single"``.
+    scheme : {"single", "restart", "no_restart"}, default "single"
+        One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+    variant : {"exact", "paper", "upper"}, default "exact"
+        The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+
+    Returns
+    -------
+    float
+        ρ.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     sigma = check_in_interval("sigma", sigma, 0.0, math.inf)
     s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
     return s2 / (2.0 * sigma * sigma)
@@ -274,16 +487,82 @@ def tree_rho(sigma, *, n, epochs=1, scheme: str = "single", readout: str = "vani
 
 def tree_epsilon(sigma, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
                  variant: str = "exact", conversion: str = "exact", orders=None) -> float:
-    """ε at δ of :func:`tree_rho` through :func:`~dptheory.accounting.epsilon_from_rho` (``conversion`` and
-    ``orders`` as there; the default ``"exact"`` is the Gaussian curve with ``μ = S/σ``)."""
+    """ε at δ of :func:`tree_rho` through :func:`~dptheory.accounting.epsilon_from_rho`.
+
+    ``conversion`` and ``orders`` are as there; the default ``"exact"`` is the Gaussian curve with ``μ = S/σ``.
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    n : int
+        Steps per epoch (per tree for ``"restart"``), at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    epochs : int, default 1
+        Number of epochs ``E``; must be 1 for ``"single"``.
+    scheme : {"single", "restart", "no_restart"}, default "single"
+        One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+    variant : {"exact", "paper", "upper"}, default "exact"
+        The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+    conversion : {"classic", "improved", "exact"}, default "exact"
+        The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
+    orders : None, "paper" or sequence of float, optional
+        Rényi orders of the ``"improved"`` conversion, as in :func:`~dptheory.accounting.epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        ε at ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     rho = tree_rho(sigma, n=n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
     return epsilon_from_rho(rho, delta=delta, conversion=conversion, orders=orders)
 
 
 def tree_sigma(epsilon, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
                variant: str = "exact", conversion: str = "exact", orders=None) -> float:
-    """The smallest σ meeting ``(ε, δ)`` exactly (root finding through
-    :func:`~dptheory.accounting.conversions.sigma_for_epsilon`); errata 000 §5 #24."""
+    """The smallest σ meeting ``(ε, δ)`` exactly.
+
+    By root finding through :func:`~dptheory.accounting.conversions.sigma_for_epsilon`; errata 000 §5 #24.
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε.
+    n : int
+        Steps per epoch (per tree for ``"restart"``), at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    epochs : int, default 1
+        Number of epochs ``E``; must be 1 for ``"single"``.
+    scheme : {"single", "restart", "no_restart"}, default "single"
+        One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
+    readout : {"vanilla", "all"}, default "vanilla"
+        Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
+    variant : {"exact", "paper", "upper"}, default "exact"
+        The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+    conversion : {"classic", "improved", "exact"}, default "exact"
+        The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
+    orders : None, "paper" or sequence of float, optional
+        Rényi orders of the ``"improved"`` conversion, as in :func:`~dptheory.accounting.epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        The smallest noise multiplier σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
     return sigma_for_epsilon(epsilon, delta=delta, sensitivity_sq=s2, conversion=conversion, orders=orders)
 
@@ -293,8 +572,34 @@ def _log_inv_delta(delta) -> float:
 
 
 def d1_sigma(epsilon, *, n, delta, epochs=1, variant: str = "paper") -> float:
-    """D.1 (and Thm 3.1 at E = 1): ``"paper"`` ``σ = √(E⌈lg n⌉ ln(1/δ))/ε`` as printed (the L² dropped: σ is a
-    noise multiplier); ``"corrected"`` ``σ = 2√(E(⌊lg n⌋ + 1) ln(1/δ))/ε`` (errata 000 §3)."""
+    """D.1's noise multiplier (also Thm 3.1 at E = 1), as printed or corrected.
+
+    ``"paper"`` ``σ = √(E⌈lg n⌉ ln(1/δ))/ε`` as printed (the L² dropped: σ is a
+    noise multiplier); ``"corrected"`` ``σ = 2√(E(⌊lg n⌋ + 1) ln(1/δ))/ε`` (errata 000 §3).
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε.
+    n : int
+        Steps per epoch, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    epochs : int, default 1
+        Number of epochs ``E``.
+    variant : {"paper", "corrected"}, default "paper"
+        The printed formula or the corrected one.
+
+    Returns
+    -------
+    float
+        The noise multiplier σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     epsilon = check_in_interval("epsilon", epsilon, 0.0, math.inf)
     variant = _check_choice("variant", variant, ("paper", "corrected"))
     E = _check_n("epochs", epochs)
@@ -304,17 +609,68 @@ def d1_sigma(epsilon, *, n, delta, epochs=1, variant: str = "paper") -> float:
 
 def d1_achieved_epsilon(epsilon, *, n, delta, epochs=1, variant: str = "paper", count: str = "paper",
                         conversion: str = "classic") -> float:
-    """The ε that D.1's σ (:func:`d1_sigma`, ``variant``) actually gives for a target ``epsilon``, with the TR
-    sensitivity counted as ``count`` (``"paper"``: the σ-formula's own ⌈lg n⌉, so that only the formula is
+    """The ε that D.1's σ (:func:`d1_sigma`, ``variant``) actually gives for a target ``epsilon``.
+
+    The TR sensitivity is counted as ``count`` (``"paper"``: the σ-formula's own ⌈lg n⌉, so that only the formula is
     tested; ``"exact"``: ⌊lg n⌋ + 1). Paper σ, paper count, classic: exactly ``√2·ε + ε²/(2 ln(1/δ))``
-    (errata 000 §5 #22)."""
+    (errata 000 §5 #22).
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε that D.1's σ is computed for.
+    n : int
+        Steps per epoch, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    epochs : int, default 1
+        Number of epochs ``E``.
+    variant : {"paper", "corrected"}, default "paper"
+        Which σ formula of :func:`d1_sigma`.
+    count : {"paper", "exact"}, default "paper"
+        The tree depth used for the sensitivity: the printed ``⌈lg n⌉`` or ``⌊lg n⌋ + 1``.
+    conversion : {"classic", "improved", "exact"}, default "classic"
+        The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        The ε achieved at ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     sigma = d1_sigma(epsilon, n=n, delta=delta, epochs=epochs, variant=variant)
     rho = tree_rho(sigma, n=n, epochs=epochs, scheme="restart", variant=count)
     return epsilon_from_rho(rho, delta=delta, conversion=conversion)
 
 
 def c3_sigma(epsilon, *, n, delta, variant: str = "paper") -> float:
-    """C.3 (least squares, two trees): ``σ = 2√k ln(1/δ)/ε`` with ``k = ⌈lg n⌉`` (``"paper"``) or ⌊lg n⌋ + 1."""
+    """C.3 (least squares, two trees): ``σ = 2√k ln(1/δ)/ε`` with ``k = ⌈lg n⌉`` (``"paper"``) or ⌊lg n⌋ + 1.
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε.
+    n : int
+        Number of steps, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    variant : {"paper", "corrected"}, default "paper"
+        ``k = ⌈lg n⌉`` as printed, or ``⌊lg n⌋ + 1``.
+
+    Returns
+    -------
+    float
+        The noise multiplier σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     epsilon = check_in_interval("epsilon", epsilon, 0.0, math.inf)
     variant = _check_choice("variant", variant, ("paper", "corrected"))
     k = tree_depth(n, variant="paper" if variant == "paper" else "exact")
@@ -323,7 +679,33 @@ def c3_sigma(epsilon, *, n, delta, variant: str = "paper") -> float:
 
 def c3_achieved_epsilon(epsilon, *, n, delta, variant: str = "paper", count: str = "paper",
                         conversion: str = "classic") -> float:
-    """The ε that C.3's σ gives: two trees, ``ρ = k/σ²`` (errata 000 §5 #23; valid, conservative)."""
+    """The ε that C.3's σ gives: two trees, ``ρ = k/σ²`` (errata 000 §5 #23; valid, conservative).
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε that C.3's σ is computed for.
+    n : int
+        Number of steps, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    variant : {"paper", "corrected"}, default "paper"
+        Which σ formula of :func:`c3_sigma`.
+    count : {"paper", "exact"}, default "paper"
+        The tree depth used for the sensitivity: the printed ``⌈lg n⌉`` or ``⌊lg n⌋ + 1``.
+    conversion : {"classic", "improved", "exact"}, default "classic"
+        The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        The ε achieved at ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or a choice is unknown.
+    """
     sigma = c3_sigma(epsilon, n=n, delta=delta, variant=variant)
     rho = tree_depth(n, variant=count) / sigma**2
     return epsilon_from_rho(rho, delta=delta, conversion=conversion)
@@ -331,8 +713,22 @@ def c3_achieved_epsilon(epsilon, *, n, delta, variant: str = "paper", count: str
 
 def undercount_table(cases: Sequence[tuple[int, int]] = ((4, 2), (8, 4), (240, 20), (60, 80), (100, 100), (25, 400))
                      ) -> list[dict]:
-    """D.2's under-count (errata 000 §3): per ``(n, E)`` the printed ``E⌈lg nE⌉``, the exact NTR S² for both
-    read-outs, TR's ``E(⌊lg n⌋ + 1)``, the bound ``E²(⌊lg nE⌋ + 1)`` and the ratios exact / printed."""
+    """D.2's under-count (errata 000 §3), one row per ``(n, E)``.
+
+    Per ``(n, E)``: the printed ``E⌈lg nE⌉``, the exact NTR S² for both
+    read-outs, TR's ``E(⌊lg n⌋ + 1)``, the bound ``E²(⌊lg nE⌋ + 1)`` and the ratios exact / printed.
+
+    Parameters
+    ----------
+    cases : sequence of (int, int), optional
+        The ``(n, E)`` pairs, one row each.
+
+    Returns
+    -------
+    list of dict
+        One dict per case with keys ``n``, ``epochs``, ``printed``, ``vanilla``, ``all``, ``restart``, ``upper``,
+        ``ratio_vanilla`` and ``ratio_all``.
+    """
     rows = []
     for n, E in cases:
         printed = ntr_sensitivity_sq(n, epochs=E, variant="paper")

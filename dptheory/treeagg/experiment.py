@@ -96,7 +96,25 @@ def _check_epsilon(epsilon) -> float:
 
 @dataclass(frozen=True)
 class SyntheticData:
-    """The logistic-teacher data set of :func:`make_dataset` (labels ±1)."""
+    """The logistic-teacher data set of :func:`make_dataset` (labels ±1).
+
+    Attributes
+    ----------
+    X_train : numpy.ndarray
+        Training inputs, shape ``(n_train, p)``.
+    y_train : numpy.ndarray
+        Training labels ±1, shape ``(n_train,)``.
+    X_test : numpy.ndarray
+        Test inputs, shape ``(n_test, p)``.
+    y_test : numpy.ndarray
+        Test labels ±1, shape ``(n_test,)``.
+    w_star : numpy.ndarray
+        The teacher ``w⋆``, shape ``(p,)``.
+    seed : int
+        The seed the data set was drawn from.
+    margin : float
+        ``‖w⋆‖``.
+    """
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -120,7 +138,31 @@ class SyntheticData:
 
 def make_dataset(seed: int = 0, *, n_train: int = 10_000, n_test: int = 10_000, p: int = 50,
                  margin: float = 4.0) -> SyntheticData:
-    """The synthetic binary classification task of the module docstring, deterministic for ``seed``."""
+    """The synthetic binary classification task of the module docstring, deterministic for ``seed``.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``, at least 0.
+    n_train : int, default 10000
+        Number of training examples.
+    n_test : int, default 10000
+        Number of test examples.
+    p : int, default 50
+        Dimension.
+    margin : float in (0, inf), default 4.0
+        ``‖w⋆‖``, the standard deviation of the logit.
+
+    Returns
+    -------
+    SyntheticData
+        The data set, with its teacher.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     seed = check_int("seed", seed, 0)
     n_train = check_int("n_train", n_train, 1)
     n_test = check_int("n_test", n_test, 1)
@@ -141,13 +183,41 @@ def make_dataset(seed: int = 0, *, n_train: int = 10_000, n_test: int = 10_000, 
 
 
 def epoch_orders(n_train: int, epochs: int, seed: int) -> np.ndarray:
-    """``(epochs, n_train)``: one permutation of the training rows per epoch, from ``default_rng(seed)``."""
+    """``(epochs, n_train)``: one permutation of the training rows per epoch, from ``default_rng(seed)``.
+
+    Parameters
+    ----------
+    n_train : int
+        Number of training rows.
+    epochs : int
+        Number of epochs, at least 1.
+    seed : int
+        Seed of the permutations, at least 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(epochs, n_train)``, row ``e`` the order of epoch ``e``.
+    """
     rng = np.random.default_rng(check_int("seed", seed, 0))
     return np.stack([rng.permutation(n_train) for _ in range(check_int("epochs", epochs, 1))])
 
 
 def test_accuracy(theta, data: SyntheticData) -> np.ndarray:
-    """Test accuracy of ``sign⟨x, θ⟩`` for each row of ``theta`` ``(chains, p)`` (a zero margin counts as wrong)."""
+    """Test accuracy of ``sign⟨x, θ⟩`` for each row of ``theta`` ``(chains, p)`` (a zero margin counts as wrong).
+
+    Parameters
+    ----------
+    theta : array_like
+        Models, shape ``(chains, p)``.
+    data : SyntheticData
+        The data set; its test split is used.
+
+    Returns
+    -------
+    numpy.ndarray
+        One accuracy per row of ``theta``.
+    """
     margins = np.asarray(theta, float) @ data.X_test.T * data.y_test[None, :]
     return np.mean(margins > 0.0, axis=1)
 
@@ -167,7 +237,36 @@ def _sizes(n_train, batch, epochs):
 def method_epsilon(method: str, sigma: float, *, n_train: int, batch: int, epochs: int, delta: float,
                    discretization: float | None = None) -> float:
     """ε at δ of ``method`` with noise multiplier ``sigma`` (module docstring; ``sigma = 0`` gives ``inf``).
-    ``discretization``: the PLD discretisation for the amplified methods (default dp_accounting's 1e-5 here)."""
+
+    ``discretization``: the PLD discretisation for the amplified methods (default dp_accounting's 1e-5 here).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    sigma : float in [0, inf)
+        Noise multiplier σ.
+    n_train : int
+        Number of training examples, at least 1.
+    batch : int
+        Batch size ``b``, ``1 ≤ b ≤ n_train``.
+    epochs : int
+        Number of epochs ``E``, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+    discretization : float, optional
+        The PLD discretisation for the amplified methods.
+
+    Returns
+    -------
+    float
+        ε at ``delta``; ``inf`` when ``sigma = 0``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``method`` is not in :data:`METHODS`.
+    """
     method = _check_method(method)
     sigma = check_in_interval("sigma", sigma, 0.0, math.inf, lo_closed=True)
     n_train, batch, epochs, n = _sizes(n_train, batch, epochs)
@@ -183,10 +282,38 @@ def method_epsilon(method: str, sigma: float, *, n_train: int, batch: int, epoch
 
 
 def method_sigma(method: str, epsilon: float, *, n_train: int, batch: int, epochs: int, delta: float) -> float:
-    """The noise multiplier at which ``method`` spends exactly ``epsilon`` (``inf`` → 0): trees by
+    """The noise multiplier at which ``method`` spends exactly ``epsilon`` (``inf`` → 0).
+
+    Trees by
     :func:`~dptheory.treeagg.accounting.tree_sigma` (restart every epoch), unamplified SGD by
     :func:`~dptheory.accounting.conversions.sigma_for_epsilon` with ``S² = E``, amplified SGD by Brent's method on
-    ``ln σ`` over the PLD ε at :data:`CALIBRATION_DISCRETIZATION` (relative tolerance 1e-7)."""
+    ``ln σ`` over the PLD ε at :data:`CALIBRATION_DISCRETIZATION` (relative tolerance 1e-7).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    epsilon : float in (0, inf]
+        The target ε; ``inf`` means no noise.
+    n_train : int
+        Number of training examples, at least 1.
+    batch : int
+        Batch size ``b``, ``1 ≤ b ≤ n_train``.
+    epochs : int
+        Number of epochs ``E``, at least 1.
+    delta : float in (0, 1)
+        The target δ.
+
+    Returns
+    -------
+    float
+        The noise multiplier σ; 0.0 when ``epsilon`` is ``inf``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``method`` is not in :data:`METHODS`.
+    """
     method = _check_method(method)
     epsilon = _check_epsilon(epsilon)
     n_train, batch, epochs, n = _sizes(n_train, batch, epochs)
@@ -253,6 +380,39 @@ def train(method: str, data: SyntheticData, *, sigma: float, batch: int, epochs:
     ``chains`` independent runs vectorised (noise, and Poisson samples, from ``seed``); the per-epoch data order
     (FTRL and unamplified SGD) comes from ``order_seed`` (default ``data.seed``) and is shared by the chains.
     ``eta``/``momentum`` override :data:`HYPERPARAMETERS` (FTRL: ``λ = 1/η``).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    data : SyntheticData
+        The data set; its training split is used.
+    sigma : float in [0, inf)
+        Noise multiplier σ; 0 trains without noise.
+    batch : int
+        Batch size ``b``.
+    epochs : int
+        Number of epochs, at least 1.
+    chains : int, default 1
+        Number of independent runs.
+    seed : int, default 0
+        Seed of the noise and of the Poisson samples.
+    order_seed : int, optional
+        Seed of the per-epoch data order; default ``data.seed``.
+    eta : float in (0, inf), optional
+        Step size η, overriding :data:`HYPERPARAMETERS` (FTRL: ``λ = 1/η``).
+    momentum : float in [0, 1), optional
+        Momentum γ, overriding :data:`HYPERPARAMETERS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The final iterates, shape ``(chains, p)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``method`` is not in :data:`METHODS`.
     """
     method = _check_method(method)
     sigma = check_in_interval("sigma", sigma, 0.0, math.inf, lo_closed=True)
@@ -281,8 +441,26 @@ def train(method: str, data: SyntheticData, *, sigma: float, batch: int, epochs:
 
 @dataclass(frozen=True)
 class ExperimentResult:
-    """Accuracies of every method at every target ε (``inf``: no noise). ``accuracy[method][ε]``: the per-seed
-    test accuracies; ``sigma[method][ε]``: the calibrated noise multiplier; ``settings``."""
+    """Accuracies of every method at every target ε (``inf``: no noise).
+
+    ``accuracy[method][ε]``: the per-seed
+    test accuracies; ``sigma[method][ε]``: the calibrated noise multiplier; ``settings``.
+
+    Attributes
+    ----------
+    epsilons : tuple of float
+        The target ε's (``inf``: no noise).
+    accuracy : dict
+        ``accuracy[method][ε]``: the per-seed test accuracies.
+    sigma : dict
+        ``sigma[method][ε]``: the calibrated noise multiplier.
+    settings : dict
+        The sizes, seeds, clip norm and hyper-parameters of the run.
+    bayes_accuracy : float
+        The data set's Bayes accuracy.
+    seconds : dict
+        Wall-clock seconds per method.
+    """
 
     epsilons: tuple
     accuracy: dict
@@ -292,11 +470,35 @@ class ExperimentResult:
     seconds: dict = field(default_factory=dict)
 
     def estimate(self, method: str, epsilon: float) -> Estimate:
-        """Mean test accuracy over the seeds with its standard error (t-interval via :meth:`Estimate.interval`)."""
+        """Mean test accuracy over the seeds with its standard error (t-interval via :meth:`Estimate.interval`).
+
+        Parameters
+        ----------
+        method : str
+            A method of :attr:`accuracy`.
+        epsilon : float
+            A target ε of :attr:`epsilons`.
+
+        Returns
+        -------
+        Estimate
+            The mean accuracy and its standard error.
+        """
         return Estimate.from_samples(self.accuracy[method][epsilon])
 
     def table(self, level: float = 0.95) -> str:
-        """A markdown table: method × ε, mean accuracy and its t-interval."""
+        """A markdown table: method × ε, mean accuracy and its t-interval.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default 0.95
+            Confidence level of the t-intervals.
+
+        Returns
+        -------
+        str
+            The markdown table, one row per method.
+        """
         head = "| method | σ at ε = " + " / ".join(_eps_label(e) for e in self.epsilons) + " | " + " | ".join(
             f"ε = {_eps_label(e)}" for e in self.epsilons) + " |"
         lines = [head, "|" + "---|" * (2 + len(self.epsilons))]
@@ -322,9 +524,43 @@ def _eps_label(e) -> str:
 def run_experiment(data: SyntheticData, *, epsilons=(1.0, 2.0, 4.0, 8.0, math.inf), delta: float = 1e-5,
                    batch: int = 100, epochs: int = 5, seeds: int = 8, methods=METHODS, seed: int = 0,
                    sigmas: dict | None = None) -> ExperimentResult:
-    """Calibrate every method to every target ε (:func:`method_sigma`, or ``sigmas[method][ε]`` if given) and train
-    it with ``seeds`` independent noise seeds (vectorised), returning the test accuracies. The noise seed of
-    (method i, ε j) is ``seed + 1000·i + j``; the data order is ``data.seed``'s."""
+    """Calibrate every method to every target ε and train it with ``seeds`` independent noise seeds.
+
+    σ comes from :func:`method_sigma`, or ``sigmas[method][ε]`` if given; the ``seeds`` runs are vectorised, and the
+    test accuracies are returned. The noise seed of
+    (method i, ε j) is ``seed + 1000·i + j``; the data order is ``data.seed``'s.
+
+    Parameters
+    ----------
+    data : SyntheticData
+        The data set.
+    epsilons : sequence of float, default (1.0, 2.0, 4.0, 8.0, inf)
+        Target ε's in ``(0, inf]``; ``inf`` means no noise.
+    delta : float, default 1e-5
+        The target δ.
+    batch : int, default 100
+        Batch size ``b``.
+    epochs : int, default 5
+        Number of epochs.
+    seeds : int, default 8
+        Number of independent noise seeds per (method, ε), at least 2.
+    methods : sequence of str, default METHODS
+        The methods to run, from :data:`METHODS`.
+    seed : int, default 0
+        Base noise seed.
+    sigmas : dict, optional
+        ``sigmas[method][ε]``: noise multipliers to use instead of calibrating.
+
+    Returns
+    -------
+    ExperimentResult
+        The per-seed accuracies, σ's, settings and timings.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilons`` is empty, ``seeds < 2``, a method is unknown, or an argument lies outside its range.
+    """
     import time  # noqa: PLC0415
 
     epsilons = tuple(_check_epsilon(e) for e in epsilons)

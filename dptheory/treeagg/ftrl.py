@@ -86,14 +86,40 @@ def _check_radius(radius):
 # -- kernels ---------------------------------------------------------------------------------------------------------
 
 def clip_rows(v, clip: float):
-    """``clip(v, L) = v·min(1, L/‖v‖)`` along the last axis (a zero row stays zero)."""
+    """``clip(v, L) = v·min(1, L/‖v‖)`` along the last axis (a zero row stays zero).
+
+    Parameters
+    ----------
+    v : array
+        Vectors along the last axis (any array-API array).
+    clip : float
+        The clip norm ``L``.
+
+    Returns
+    -------
+    array
+        ``v`` with every row of norm above ``L`` scaled down to norm ``L``, in ``v``'s namespace.
+    """
     xp = array_namespace(v)
     norm = xp.sqrt(xp.sum(v * v, axis=-1, keepdims=True))
     return v * xp.minimum(xp.ones_like(norm), clip / xp.maximum(norm, xp.full_like(norm, 1e-300)))
 
 
 def project_ball(theta, radius):
-    """Euclidean projection of each row of ``theta`` onto the ℓ2 ball of ``radius`` centred at 0 (``None``: identity)."""
+    """Euclidean projection of each row of ``theta`` onto the ℓ2 ball of ``radius`` centred at 0 (``None``: identity).
+
+    Parameters
+    ----------
+    theta : array
+        Points along the last axis (any array-API array).
+    radius : float or None
+        Radius of the ball; ``None`` returns ``theta`` unchanged.
+
+    Returns
+    -------
+    array
+        The projected rows, in ``theta``'s namespace.
+    """
     if radius is None:
         return theta
     xp = array_namespace(theta)
@@ -135,8 +161,20 @@ class _Stream:
 
 
 class LinearLosses(_Stream):
-    r"""Linear losses ``ℓ(θ; g) = ⟨g, θ⟩`` (gradient ``g``, independent of ``θ``): rows ``G`` of shape ``(rows, p)``
-    or ``(chains, rows, p)``, ``batch`` rows per step."""
+    r"""Linear losses ``ℓ(θ; g) = ⟨g, θ⟩`` (gradient ``g``, independent of ``θ``).
+
+    Parameters
+    ----------
+    G : array_like
+        Finite gradient rows, shape ``(rows, p)`` or ``(chains, rows, p)``.
+    batch : int, default 1
+        Rows per step ``k``, at most the number of rows.
+
+    Raises
+    ------
+    ValueError
+        If ``G`` is not finite or has the wrong shape, or ``batch`` exceeds the rows.
+    """
 
     def __init__(self, G, batch: int = 1):
         G = np.asarray(G, float)
@@ -154,8 +192,24 @@ class LinearLosses(_Stream):
 
 
 class LogisticLosses(_Stream):
-    r"""Logistic losses ``ℓ(θ; (x, y)) = ln(1 + e^{−y⟨x, θ⟩})``, ``y ∈ {−1, +1}``; gradient
-    ``−y x/(1 + e^{y⟨x, θ⟩})`` of norm ``≤ ‖x‖``. ``X``: ``(rows, p)`` or ``(chains, rows, p)``; ``y`` accordingly."""
+    r"""Logistic losses ``ℓ(θ; (x, y)) = ln(1 + e^{−y⟨x, θ⟩})``, ``y ∈ {−1, +1}``.
+
+    The gradient is ``−y x/(1 + e^{y⟨x, θ⟩})``, of norm ``≤ ‖x‖``.
+
+    Parameters
+    ----------
+    X : array_like
+        Finite inputs, shape ``(rows, p)`` or ``(chains, rows, p)``.
+    y : array_like
+        Labels ±1, shape ``X.shape[:-1]``.
+    batch : int, default 1
+        Rows per step ``k``, at most the number of rows.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not finite, ``y`` has the wrong shape or a label other than ±1, or ``batch`` exceeds the rows.
+    """
 
     def __init__(self, X, y, batch: int = 1):
         X, y = np.asarray(X, float), np.asarray(y, float)
@@ -169,6 +223,7 @@ class LogisticLosses(_Stream):
         self.p = X.shape[-1]
 
     def __call__(self, t: int, theta):
+        """Per-example losses ``(chains, k)`` and gradients ``(chains, k, p)`` of step ``t`` (0-based) at ``theta``."""
         xp = array_namespace(theta)
         x, y = self._rows("X", t), self._rows("y", t)
         margin = y * xp.sum(x * theta[:, None, :], axis=-1)  # (chains, k)
@@ -177,7 +232,18 @@ class LogisticLosses(_Stream):
         return loss, weight[..., None] * x
 
     def mean_loss(self, theta):
-        """The average loss over all ``steps·batch`` rows at fixed ``theta`` ``(chains, p)``: ``(chains,)``."""
+        """The average loss over all ``steps·batch`` rows at fixed ``theta`` ``(chains, p)``: ``(chains,)``.
+
+        Parameters
+        ----------
+        theta : array
+            Iterates, shape ``(chains, p)``.
+
+        Returns
+        -------
+        array
+            The average loss per chain, shape ``(chains,)``.
+        """
         xp = array_namespace(theta)
         X, y = self._arrays["X"], self._arrays["y"]
         rows = self.steps * self.batch
@@ -190,11 +256,30 @@ class LogisticLosses(_Stream):
 def tree_noise(readout: str, node_draws):
     r"""The tree's prefix noise ``b`` and its increments ``a = b_t − b_{t−1}`` from the same node draws, by two routes.
 
-    ``node_draws``: ``(m, *shape)`` white node values in :func:`~dptheory.mechanisms.tree_nodes` order (``m = n`` for
-    ``"vanilla"``, ``2n − popcount(n)`` for ``"honaker"``; ``n`` is read off ``m``). Returns ``(b, a)``, each
-    ``(n, *shape)``: ``b = B z`` by the decoder (GetSum / GetSumReducedVariance read off the node values), ``a`` by
+    The result is ``(b, a)``, each ``(n, *shape)``: ``b = B z`` by the decoder (GetSum / GetSumReducedVariance read
+    off the node values), ``a`` by
     the ``O(log n)`` :class:`~dptheory.mechanisms.tree.TreeStream` fed with ``w = M z`` (the step mixing matrix).
     Dense ``B`` and ``M`` (``n × m``): meant for checks at ``n`` up to a few thousand.
+
+    Parameters
+    ----------
+    readout : {"vanilla", "honaker"}
+        The online read-out.
+    node_draws : array_like
+        ``(m, *shape)`` white node values in :func:`~dptheory.mechanisms.tree_nodes` order (``m = n`` for
+        ``"vanilla"``, ``2n − popcount(n)`` for ``"honaker"``; ``n`` is read off ``m``).
+
+    Returns
+    -------
+    b : numpy.ndarray
+        The prefix noise, shape ``(n, *shape)``, by the decoder.
+    a : numpy.ndarray
+        The increments, shape ``(n, *shape)``, by the tree stream.
+
+    Raises
+    ------
+    ValueError
+        If ``readout`` is unknown or ``m`` is not ``2n − popcount(n)`` for any ``n`` (``"honaker"``).
     """
     readout = _check_online_readout(readout)
     z = np.asarray(node_draws, float)
@@ -291,9 +376,20 @@ def _given(name, arr, bk, n, chains, p):
 class FTRLResult:
     """A run of :func:`dp_ftrl` or :func:`noisy_sgd` (NumPy arrays, leading chain axis after the step axis).
 
-    ``theta``: ``(n + 1, chains, p)`` iterates ``θ_1 … θ_{n+1}`` (``θ_t`` is where the ``t``-th gradient is taken;
-    ``None`` unless ``keep_iterates``); ``final``: ``θ_{n+1}`` ``(chains, p)``; ``losses``: ``(n, chains)`` the mean
-    batch loss ``ℓ(θ_t; d_t)``; ``node_std``: ``σL/k``; ``settings``: the arguments."""
+    Attributes
+    ----------
+    theta : numpy.ndarray or None
+        ``(n + 1, chains, p)`` iterates ``θ_1 … θ_{n+1}`` (``θ_t`` is where the ``t``-th gradient is taken; ``None``
+        unless ``keep_iterates``).
+    final : numpy.ndarray
+        ``θ_{n+1}``, shape ``(chains, p)``.
+    losses : numpy.ndarray
+        ``(n, chains)``: the mean batch loss ``ℓ(θ_t; d_t)``.
+    node_std : float
+        ``σL/k``.
+    settings : dict
+        The arguments.
+    """
 
     theta: np.ndarray | None
     final: np.ndarray
@@ -318,15 +414,60 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
             seed: int = 0, steps: int | None = None, radius: float | None = None, momentum: float = 0.0,
             restart_every: int | None = None, theta1=None, white=None, prefix_noise=None, keep_iterates: bool = True,
             backend: str | None = None) -> FTRLResult:
-    r"""DP-FTRL, seed 000 Alg. 1 (``A_FTRL``; rebuilt in errata 000 §2.4), with DP-FTRLM momentum (§2.8),
+    r"""DP-FTRL with DP-FTRLM momentum, mini-batches and tree restarts, vectorised over chains.
+
+    DP-FTRL, seed 000 Alg. 1 (``A_FTRL``; rebuilt in errata 000 §2.4), with DP-FTRLM momentum (§2.8),
     mini-batches (D, §2.6) and tree restarts (D.1, §2.7); see the module docstring.
 
     ``θ_{t+1} = Π_C(θ_1 − m_t/λ)``, ``m_t = γ m_{t−1} + s_t`` (``γ = momentum``; ``m_t = s_t`` at ``γ = 0``),
     ``s_t = Σ_{i≤t} ∇_i + (σL/k) b_t``, ``C`` the ℓ2 ball of ``radius`` (``None``: ``R^p``), ``θ_1 = Π_C(theta1)``
-    (default 0). ``stream``: a :class:`LinearLosses`/:class:`LogisticLosses` (its ``batch`` is ``k``); ``steps``: the
-    first ``steps`` of it (default all). Noise: ``white`` ``(n, chains, p)`` white draws for the tree stream (the same
-    draws give the same run; zeros give no noise), or ``prefix_noise`` ``(n, chains, p)`` the tree's ``b_t`` in units
-    of the node std (e.g. from :func:`tree_noise`; not with restarts), else drawn from ``seed`` on the backend.
+    (default 0). Noise: ``white``, or ``prefix_noise``, else drawn from ``seed`` on the backend.
+
+    Parameters
+    ----------
+    stream : LinearLosses or LogisticLosses
+        The loss stream; its ``batch`` is ``k``.
+    lam : float in (0, inf)
+        Regularisation λ.
+    sigma : float in (0, inf)
+        Noise multiplier σ (pass ``white`` zeros for no noise).
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L`` of the per-example gradients.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The tree's online read-out.
+    chains : int, default 1
+        Number of independent chains (must equal the stream's chain axis if it has one).
+    seed : int, default 0
+        Seed of the noise drawn on the backend.
+    steps : int, optional
+        Use the first ``steps`` steps of ``stream`` (default all).
+    radius : float in (0, inf), optional
+        Radius ``R`` of the ℓ2 ball ``C``; ``None`` (default): ``C = R^p``.
+    momentum : float in [0, 1), default 0.0
+        Momentum γ.
+    restart_every : int, optional
+        Start a new tree (and anchor) every ``restart_every`` steps; default never.
+    theta1 : array_like, optional
+        Starting point ``θ_1`` before projection (default 0), broadcast to ``(chains, p)``.
+    white : array_like, optional
+        ``(n, chains, p)`` white draws for the tree stream (the same draws give the same run; zeros give no noise).
+    prefix_noise : array_like, optional
+        ``(n, chains, p)`` the tree's ``b_t`` in units of the node std (e.g. from :func:`tree_noise`; not with
+        restarts, nor with ``white``).
+    keep_iterates : bool, default True
+        Keep every iterate in :attr:`FTRLResult.theta`.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    FTRLResult
+        The iterates, final iterate, batch losses, node std and settings.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range, or ``prefix_noise`` is given with ``restart_every`` or ``white``.
     """
     lam = _check_positive("lam", lam)
     sigma, clip, readout, gamma, radius = _check_common(sigma, clip, readout, momentum, radius)
@@ -371,13 +512,56 @@ def noisy_sgd(stream, *, eta: float, sigma: float, clip: float = 1.0, readout: s
               seed: int = 0, steps: int | None = None, radius: float | None = None, momentum: float = 0.0,
               theta1=None, white=None, increments=None, keep_iterates: bool = True,
               backend: str | None = None) -> FTRLResult:
-    r"""Noisy-SGD with the tree's correlated noise, seed 000 Thm B.1 (errata 000 §3):
+    r"""Noisy-SGD with the tree's correlated noise, seed 000 Thm B.1 (errata 000 §3).
+
     ``θ_{t+1} = Π_C(θ_t − η v_t)``, ``v_t = γ v_{t−1} + ∇_t + (σL/k) a_t`` with ``a_t = b_t − b_{t−1}`` (heavy ball,
     the momentum pair of DP-FTRLM, errata 000 §2.8), a *greedy* projection onto the ball of ``radius``.
 
-    Noise: ``white`` (fed to the same tree stream as :func:`dp_ftrl`), ``increments`` ``(n, chains, p)`` the ``a_t``
-    in units of the node std (e.g. from :func:`tree_noise`), else drawn from ``seed``. With the same draws,
+    Noise: ``white``, or ``increments``, else drawn from ``seed``. With the same draws,
     ``η = 1/λ``, ``θ_1 = 0`` and no constraint it returns :func:`dp_ftrl`'s iterates (Thm B.1).
+
+    Parameters
+    ----------
+    stream : LinearLosses or LogisticLosses
+        The loss stream; its ``batch`` is ``k``.
+    eta : float in (0, inf)
+        Step size η.
+    sigma : float in (0, inf)
+        Noise multiplier σ (pass ``white`` zeros for no noise).
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L`` of the per-example gradients.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The tree's online read-out.
+    chains : int, default 1
+        Number of independent chains (must equal the stream's chain axis if it has one).
+    seed : int, default 0
+        Seed of the noise drawn on the backend.
+    steps : int, optional
+        Use the first ``steps`` steps of ``stream`` (default all).
+    radius : float in (0, inf), optional
+        Radius of the ball of the greedy projection; ``None`` (default): no projection.
+    momentum : float in [0, 1), default 0.0
+        Momentum γ (heavy ball).
+    theta1 : array_like, optional
+        Starting point ``θ_1`` before projection (default 0), broadcast to ``(chains, p)``.
+    white : array_like, optional
+        ``(n, chains, p)`` white draws, fed to the same tree stream as :func:`dp_ftrl`.
+    increments : array_like, optional
+        ``(n, chains, p)`` the ``a_t`` in units of the node std (e.g. from :func:`tree_noise`); not with ``white``.
+    keep_iterates : bool, default True
+        Keep every iterate in :attr:`FTRLResult.theta`.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    FTRLResult
+        The iterates, final iterate, batch losses, node std and settings.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range, or both ``white`` and ``increments`` are given.
     """
     eta = _check_positive("eta", eta)
     sigma, clip, readout, gamma, radius = _check_common(sigma, clip, readout, momentum, radius)
@@ -410,9 +594,19 @@ def noisy_sgd(stream, *, eta: float, sigma: float, clip: float = 1.0, readout: s
 
 @dataclass(frozen=True)
 class LSResult:
-    """A run of :func:`dp_ftrl_ls`: ``theta`` ``(n + 1, chains, p)`` iterates ``θ_1 = 0, θ_2, …``; ``projected``
-    ``(n, chains)`` whether step ``t``'s ``W_t`` was projected to the PSD cone; ``min_eig`` ``(n, chains)`` the
-    smallest eigenvalue of the noisy ``W_t + (λ/2)I`` before any projection; ``settings``."""
+    """A run of :func:`dp_ftrl_ls`.
+
+    Attributes
+    ----------
+    theta : numpy.ndarray
+        ``(n + 1, chains, p)`` iterates ``θ_1 = 0, θ_2, …``.
+    projected : numpy.ndarray
+        ``(n, chains)``: whether step ``t``'s ``W_t`` was projected to the PSD cone.
+    min_eig : numpy.ndarray
+        ``(n, chains)``: the smallest eigenvalue of the noisy ``W_t + (λ/2)I`` before any projection.
+    settings : dict
+        The arguments.
+    """
 
     theta: np.ndarray
     projected: np.ndarray
@@ -422,7 +616,8 @@ class LSResult:
 
 def dp_ftrl_ls(X, y, *, lam: float, sigma: float, clip: float = 1.0, readout: str = "vanilla", chains: int = 1,
                seed: int = 0, psd: str = "project", white=None, backend: str | None = None) -> LSResult:
-    r"""DP-FTRL-LS, seed 000 Alg. 2 (``A_FTRL-LS``, C.2; errata 000 §2.9), ``C = R^p``, ``θ_1 = 0``:
+    r"""DP-FTRL-LS, seed 000 Alg. 2 (``A_FTRL-LS``, C.2; errata 000 §2.9), ``C = R^p``, ``θ_1 = 0``.
+
     ``θ_{t+1} = argmin θᵀW_tθ − 2⟨s_t, θ⟩ + (λ/2)‖θ‖² = (W_t + (λ/2)I)⁻¹ s_t`` with ``s_t`` the vector tree's noisy
     ``Σ_{i≤t} y_i x_i`` (node std ``σL``) and ``W_t`` the matrix tree's noisy ``Σ_{i≤t} x_i x_iᵀ`` (symmetric node
     noise, upper triangle iid ``N(0, σ²L⁴)``). Requires ``‖x_t‖ ≤ L = clip`` and ``|y_t| ≤ 1`` (checked).
@@ -430,8 +625,45 @@ def dp_ftrl_ls(X, y, *, lam: float, sigma: float, clip: float = 1.0, readout: st
     ``psd`` (the caveat of errata 000 §2.9, §3 C.4): where ``W_t + (λ/2)I`` is not positive definite,
     ``"project"`` replaces ``W_t`` by its projection onto the PSD cone (eigenvalues clipped at 0; post-processing)
     and flags the step in ``projected``; ``"always"`` projects every ``W_t``; ``"raise"`` raises
-    :class:`IndefiniteObjectiveError` naming the step. ``white``: ``(wb, wc)`` white draws ``(n, chains, p)`` and
-    ``(n, chains, p, p)`` (only the upper triangle of ``wc`` is used) — zeros give the noiseless recursion.
+    :class:`IndefiniteObjectiveError` naming the step.
+
+    Parameters
+    ----------
+    X : array_like
+        Inputs ``(n, p)`` or ``(chains, n, p)``, rows of norm at most ``clip``.
+    y : array_like
+        Targets with ``|y_t| ≤ 1``, shape ``X.shape[:-1]``.
+    lam : float in (0, inf)
+        Regularisation λ.
+    sigma : float in (0, inf)
+        Noise multiplier σ (pass ``white`` zeros for no noise).
+    clip : float in (0, inf), default 1.0
+        ``L``, the bound on ``‖x_t‖``.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The trees' online read-out.
+    chains : int, default 1
+        Number of independent chains (must equal the data's chain axis if it has one).
+    seed : int, default 0
+        Seed of the noise drawn on the backend.
+    psd : {"project", "always", "raise"}, default "project"
+        What to do where ``W_t + (λ/2)I`` is not positive definite (:data:`PSD_MODES`).
+    white : tuple of array_like, optional
+        ``(wb, wc)`` white draws ``(n, chains, p)`` and ``(n, chains, p, p)`` (only the upper triangle of ``wc`` is
+        used); zeros give the noiseless recursion.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    LSResult
+        The iterates, the projection flags and the smallest eigenvalues.
+
+    Raises
+    ------
+    IndefiniteObjectiveError
+        With ``psd="raise"``, at the first step whose ``W_t + (λ/2)I`` is not positive definite.
+    ValueError
+        If an argument lies outside its range, or the data break ``‖x_t‖ ≤ clip``, ``|y_t| ≤ 1``.
     """
     lam = _check_positive("lam", lam)
     sigma = _check_sigma(sigma)

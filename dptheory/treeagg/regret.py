@@ -62,8 +62,34 @@ def _common(n, p, clip, sigma, beta):
 
 
 def c1_noise_radius(n: int, p: int, sigma: float, beta: float, clip: float = 1.0) -> float:
-    r"""Step (i) of Thm C.1's proof: the radius ``Lσ√(p⌈lg n⌉ ln(n/β))`` that ``max_t ‖b_t‖`` is claimed to stay
-    below with probability ``≥ 1 − β`` (only up to constants: errata 000 §5 #25)."""
+    r"""Step (i) of Thm C.1's proof: the radius ``Lσ√(p⌈lg n⌉ ln(n/β))`` claimed to bound ``max_t ‖b_t‖``.
+
+    The claim is that ``max_t ‖b_t‖`` stays below it with probability ``≥ 1 − β`` (only up to constants: errata 000
+    §5 #25).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    beta : float in (0, 1)
+        Failure probability β.
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L``.
+
+    Returns
+    -------
+    float
+        ``Lσ√(p⌈lg n⌉ ln(n/β))``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     n, p, clip, sigma, beta = _common(n, p, clip, sigma, beta)
     return clip * sigma * math.sqrt(p * _ceil_lg(n) * math.log(n / beta))
 
@@ -76,8 +102,42 @@ def _X(n, p, clip, sigma, beta, variant):
 
 def c1_bound(n: int, p: int, sigma: float, lam: float, beta: float, theta_star_norm: float, *, clip: float = 1.0,
              theta1_norm: float = 0.0, variant: str = "corrected") -> float:
-    r"""Thm C.1's right side ``X/λ + (λ/2n)(‖θ*‖² − ‖θ_1‖²)``: ``variant="corrected"`` ``X = L²(1 + σ√(p⌈lg n⌉
-    ln(n/β)))`` (errata 000 §3), ``"paper"`` the printed ``X = Lσ√(·) + L²`` (missing a factor ``L``)."""
+    r"""Thm C.1's right side ``X/λ + (λ/2n)(‖θ*‖² − ‖θ_1‖²)``.
+
+    ``variant="corrected"``: ``X = L²(1 + σ√(p⌈lg n⌉ ln(n/β)))`` (errata 000 §3), ``"paper"`` the printed
+    ``X = Lσ√(·) + L²`` (missing a factor ``L``).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    lam : float in (0, inf)
+        Regularisation λ.
+    beta : float in (0, 1)
+        Failure probability β.
+    theta_star_norm : float in [0, inf)
+        ``‖θ*‖``.
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L``.
+    theta1_norm : float in [0, inf), default 0.0
+        ``‖θ_1‖``.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected ``X = L²(1 + σ√(·))`` or the printed ``X = Lσ√(·) + L²``.
+
+    Returns
+    -------
+    float
+        The bound on the average regret.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     lam = check_in_interval("lam", lam, 0.0, math.inf)
     ts = check_in_interval("theta_star_norm", theta_star_norm, 0.0, math.inf, lo_closed=True)
     t1 = check_in_interval("theta1_norm", theta1_norm, 0.0, math.inf, lo_closed=True)
@@ -87,7 +147,35 @@ def c1_bound(n: int, p: int, sigma: float, lam: float, beta: float, theta_star_n
 
 def c1_lambda_star(n: int, p: int, sigma: float, beta: float, theta_star_norm: float, *, clip: float = 1.0,
                    variant: str = "corrected") -> float:
-    r"""The ``λ`` minimising :func:`c1_bound` at ``θ_1 = 0``: ``λ* = √(2nX)/‖θ*‖`` (errata 000 §3, §5 #26)."""
+    r"""The ``λ`` minimising :func:`c1_bound` at ``θ_1 = 0``: ``λ* = √(2nX)/‖θ*‖`` (errata 000 §3, §5 #26).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    beta : float in (0, 1)
+        Failure probability β.
+    theta_star_norm : float in (0, inf)
+        ``‖θ*‖``.
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L``.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected ``X = L²(1 + σ√(·))`` or the printed ``X = Lσ√(·) + L²``.
+
+    Returns
+    -------
+    float
+        ``λ*``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     ts = check_in_interval("theta_star_norm", theta_star_norm, 0.0, math.inf)
     n = check_int("n", n, 1)
     return math.sqrt(2 * n * _X(n, p, clip, sigma, beta, variant)) / ts
@@ -95,8 +183,37 @@ def c1_lambda_star(n: int, p: int, sigma: float, beta: float, theta_star_norm: f
 
 def c1_r_star(n: int, p: int, sigma: float, beta: float, theta_star_norm: float, *, clip: float = 1.0,
               variant: str = "corrected") -> float:
-    r""":func:`c1_bound` at ``λ*`` and ``θ_1 = 0``: ``R* = ‖θ*‖√(2X/n)`` (errata 000 §5 #26: 0.57292 at
-    ``n = 4096, p = 10, σ = 2, β = .05, ‖θ*‖ = 3``)."""
+    r""":func:`c1_bound` at ``λ*`` and ``θ_1 = 0``: ``R* = ‖θ*‖√(2X/n)``.
+
+    Errata 000 §5 #26: 0.57292 at ``n = 4096, p = 10, σ = 2, β = .05, ‖θ*‖ = 3``.
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    sigma : float in (0, inf)
+        Noise multiplier σ.
+    beta : float in (0, 1)
+        Failure probability β.
+    theta_star_norm : float in (0, inf)
+        ``‖θ*‖``.
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L``.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected ``X = L²(1 + σ√(·))`` or the printed ``X = Lσ√(·) + L²``.
+
+    Returns
+    -------
+    float
+        ``R*``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     ts = check_in_interval("theta_star_norm", theta_star_norm, 0.0, math.inf)
     n = check_int("n", n, 1)
     return ts * math.sqrt(2 * _X(n, p, clip, sigma, beta, variant) / n)
@@ -104,10 +221,40 @@ def c1_r_star(n: int, p: int, sigma: float, beta: float, theta_star_norm: float,
 
 def concentration_failure(n: int, p: int, beta: float = 0.05, *, reps: int = 20000, readout: str = "vanilla",
                           seed: int = 0, backend: str | None = None) -> Estimate:
-    r"""Monte Carlo of ``P(max_{t≤n} ‖b_t‖ > √(p⌈lg n⌉ ln(n/β)))`` for the tree's prefix noise ``b_t`` (node std 1;
-    the event is scale-free in ``Lσ``), ``reps`` independent trees on the backend (the
+    r"""Monte Carlo of step (i)'s failure probability ``P(max_{t≤n} ‖b_t‖ > √(p⌈lg n⌉ ln(n/β)))``.
+
+    For the tree's prefix noise ``b_t`` (node std 1; the event is scale-free in ``Lσ``), ``reps`` independent trees
+    on the backend (the
     :class:`~dptheory.mechanisms.tree.TreeStream`), as an :class:`~dptheory.stats.Estimate` of a Bernoulli mean.
-    Thm C.1's step (i) claims ``≤ β``; it fails at ``p = 1, n = 2`` (errata 000 §5 #25)."""
+    Thm C.1's step (i) claims ``≤ β``; it fails at ``p = 1, n = 2`` (errata 000 §5 #25).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    beta : float in (0, 1), default 0.05
+        Failure probability β of the radius.
+    reps : int, default 20000
+        Number of independent trees, at least 2.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The tree's online read-out.
+    seed : int, default 0
+        Seed of the node draws.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    Estimate
+        The estimated probability with its standard error over ``reps``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range or ``readout`` is unknown.
+    """
     n = check_int("n", n, 1)
     p = check_int("p", p, 1)
     reps = check_int("reps", reps, 2)
@@ -137,10 +284,42 @@ def concentration_failure(n: int, p: int, beta: float = 0.05, *, reps: int = 200
 
 
 def logistic_data(n: int, p: int, chains: int, *, theta_norm: float = 3.0, clip: float = 1.0, seed: int = 0):
-    r"""Online logistic-regression streams, one per chain: ``x_t`` uniform on the sphere of radius ``L = clip`` (so
+    r"""Online logistic-regression streams, one per chain.
+
+    ``x_t`` uniform on the sphere of radius ``L = clip`` (so
     gradients have norm ``≤ L`` and clipping is inactive), ``y_t = ±1`` with ``P(+1) = 1/(1 + e^{−⟨x_t, θ_true⟩})``,
     ``θ_true`` a uniform direction of norm ``theta_norm`` per chain. Returns ``(X (chains, n, p), y (chains, n),
-    θ_true (chains, p))`` (NumPy; the data are fixed inputs of the online problem)."""
+    θ_true (chains, p))`` (NumPy; the data are fixed inputs of the online problem).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int
+        Dimension, at least 1.
+    chains : int
+        Number of streams, at least 1.
+    theta_norm : float in [0, inf), default 3.0
+        ``‖θ_true‖``.
+    clip : float, default 1.0
+        Radius ``L`` of the sphere of the ``x_t``.
+    seed : int, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    X : numpy.ndarray
+        Inputs, shape ``(chains, n, p)``.
+    y : numpy.ndarray
+        Labels ±1, shape ``(chains, n)``.
+    theta_true : numpy.ndarray
+        The teachers ``θ_true``, shape ``(chains, p)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     n, p, chains = check_int("n", n, 1), check_int("p", p, 1), check_int("chains", chains, 1)
     theta_norm = check_in_interval("theta_norm", theta_norm, 0.0, math.inf, lo_closed=True)
     rng = np.random.default_rng(check_int("seed", seed, 0))
@@ -154,9 +333,35 @@ def logistic_data(n: int, p: int, chains: int, *, theta_norm: float = 3.0, clip:
 
 
 def hindsight_logistic(X, y, radius: float, *, iters: int = 300):
-    r"""The best fixed ``θ`` in hindsight over the ball ``‖θ‖ ≤ radius``: ``argmin (1/n)Σ_t ln(1 + e^{−y_t⟨x_t,θ⟩})``
+    r"""The best fixed ``θ`` in hindsight over the ball ``‖θ‖ ≤ radius``, per chain.
+
+    It is ``argmin (1/n)Σ_t ln(1 + e^{−y_t⟨x_t,θ⟩})``
     per chain, by accelerated projected gradient (FISTA, step ``4/max‖x‖²``; the loss is ``max‖x‖²/4``-smooth),
-    on the arrays' namespace. ``X`` ``(chains, n, p)``, ``y`` ``(chains, n)``; returns ``(θ̂ (chains, p), loss (chains,))``."""
+    on the arrays' namespace. ``X`` ``(chains, n, p)``, ``y`` ``(chains, n)``; returns ``(θ̂ (chains, p), loss (chains,))``.
+
+    Parameters
+    ----------
+    X : array
+        Inputs, shape ``(chains, n, p)``.
+    y : array
+        Labels ±1, shape ``(chains, n)``.
+    radius : float in (0, inf)
+        Radius of the ball.
+    iters : int, default 300
+        Number of FISTA iterations, at least 1.
+
+    Returns
+    -------
+    theta : array
+        ``θ̂``, shape ``(chains, p)``.
+    loss : array
+        The average loss at ``θ̂``, shape ``(chains,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` or ``iters`` lies outside its range.
+    """
     xp = array_namespace(X, y)
     radius = check_in_interval("radius", radius, 0.0, math.inf)
     iters = check_int("iters", iters, 1)
@@ -183,11 +388,35 @@ def hindsight_logistic(X, y, radius: float, *, iters: int = 300):
 class RegretRun:
     r"""Online logistic regression by DP-FTRL at ``λ = λ*`` (corrected C.1, ``‖θ*‖ = theta_norm``).
 
-    Per seed (arrays of length ``seeds``): ``regret`` the average regret ``(1/n)Σℓ(θ_t; d_t) − (1/n)Σℓ(θ̂; d_t)``
-    against the hindsight-best ``θ̂`` in the ball of radius ``theta_norm``; ``bound`` the corrected C.1 right side at
-    ``λ*`` and ``‖θ̂‖``; ``ratio = regret/bound``. ``lam`` = ``λ*``; ``r_star``/``r_star_paper`` the optimised
-    corrected and printed bounds at ``‖θ*‖ = theta_norm``; ``ratio_estimate``/``regret_estimate``: means over seeds
-    with standard errors."""
+    The per-seed attributes are arrays of length ``seeds``; :attr:`ratio_estimate` and :attr:`regret_estimate` are
+    their means over seeds with standard errors.
+
+    Attributes
+    ----------
+    n : int
+        Number of steps.
+    p : int
+        Dimension.
+    sigma : float
+        Noise multiplier σ.
+    beta : float
+        Failure probability β.
+    lam : float
+        ``λ*``.
+    regret : numpy.ndarray
+        Per seed, the average regret ``(1/n)Σℓ(θ_t; d_t) − (1/n)Σℓ(θ̂; d_t)`` against the hindsight-best ``θ̂`` in the ball
+        of radius ``theta_norm``.
+    bound : numpy.ndarray
+        Per seed, the corrected C.1 right side at ``λ*`` and ``‖θ̂‖``.
+    ratio : numpy.ndarray
+        Per seed, ``regret/bound``.
+    r_star : float
+        The optimised corrected bound at ``‖θ*‖ = theta_norm``.
+    r_star_paper : float
+        The optimised printed bound at ``‖θ*‖ = theta_norm``.
+    settings : dict
+        The seeds, ``theta_norm``, clip norm, read-out, seed and backend.
+    """
 
     n: int
     p: int
@@ -203,20 +432,58 @@ class RegretRun:
 
     @property
     def ratio_estimate(self) -> Estimate:
+        """Mean of ``ratio`` over the seeds, with its standard error."""
         return Estimate.from_samples(self.ratio)
 
     @property
     def regret_estimate(self) -> Estimate:
+        """Mean of ``regret`` over the seeds, with its standard error."""
         return Estimate.from_samples(self.regret)
 
 
 def logistic_regret(n: int, p: int = 10, sigma: float = 2.0, *, seeds: int = 16, beta: float = 0.05,
                     theta_norm: float = 3.0, clip: float = 1.0, readout: str = "vanilla", seed: int = 0,
                     backend: str | None = None) -> RegretRun:
-    r"""Online logistic regression under Thm C.1 (errata 000 §3: ``p = 10``, ``n = 4096``, ``σ = 2``, ``β = .05``,
+    r"""Online logistic regression by DP-FTRL at ``λ = λ*``, and its regret against the corrected bound.
+
+    It runs online logistic regression under Thm C.1 (errata 000 §3: ``p = 10``, ``n = 4096``, ``σ = 2``, ``β = .05``,
     ``‖θ*‖ = 3``, ``λ = λ*``): :func:`logistic_data` streams (one per seed), :func:`~dptheory.treeagg.ftrl.dp_ftrl`
     (unconstrained, ``θ_1 = 0``, tree noise drawn from ``seed`` on the backend), the regret against
-    :func:`hindsight_logistic` and its ratio to the corrected bound (see :class:`RegretRun`)."""
+    :func:`hindsight_logistic` and its ratio to the corrected bound (see :class:`RegretRun`).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int, default 10
+        Dimension.
+    sigma : float in (0, inf), default 2.0
+        Noise multiplier σ.
+    seeds : int, default 16
+        Number of independent runs (streams and noise), at least 2.
+    beta : float in (0, 1), default 0.05
+        Failure probability β of the bound.
+    theta_norm : float in (0, inf), default 3.0
+        ``‖θ*‖``: the teachers' norm and the radius of the hindsight ball.
+    clip : float in (0, inf), default 1.0
+        Clip norm ``L``.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The tree's online read-out.
+    seed : int, default 0
+        Seed of the data; the tree noise uses ``seed + 1``.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    RegretRun
+        Per-seed regret, bound and ratio, with ``λ*`` and ``R*``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     n, p, clip, sigma, beta = _common(n, p, clip, sigma, beta)
     seeds = check_int("seeds", seeds, 2)
     theta_norm = check_in_interval("theta_norm", theta_norm, 0.0, math.inf)

@@ -47,7 +47,23 @@ IMAGE_DATA = {"MNIST": (60000, 1e-5), "CIFAR-10": (50000, 1e-5), "EMNIST": (6979
 
 @dataclass(frozen=True)
 class FedRow:
-    """A federated row: optimizer, printed ε and noise multiplier, report goal, population."""
+    """A federated row: optimizer, printed ε and noise multiplier, report goal, population.
+
+    Attributes
+    ----------
+    table : str
+        The table number as printed, e.g. ``"3"``.
+    optimizer : str
+        The optimizer, e.g. ``"DP-FTRLM"``.
+    eps : str
+        ε as printed.
+    noise : str
+        Noise multiplier as printed.
+    report_goal : float, default 100
+        Clients per round.
+    population : int, default STACKOVERFLOW_CLIENTS
+        Number of clients.
+    """
 
     table: str
     optimizer: str
@@ -80,7 +96,23 @@ TABLE5 = (
 
 @dataclass(frozen=True)
 class ImageBlock:
-    """One (data set, batch, epochs) block of Table 6: noise and printed ε of FTRL(M), amplified and unamplified SGD."""
+    """One (data set, batch, epochs) block of Table 6: noise and printed ε of FTRL(M), amplified and unamplified SGD.
+
+    Attributes
+    ----------
+    data : str
+        The data set, a key of :data:`IMAGE_DATA`.
+    batch : int
+        Batch size.
+    epochs : int
+        Number of epochs.
+    ftrl : tuple of (str, str)
+        DP-FTRL(M)'s ``(σ, ε)`` pairs as printed.
+    sgd : tuple of (str, str)
+        Amplified DP-SGD's ``(σ, ε)`` pairs as printed.
+    unamplified : tuple of (str, str)
+        Unamplified DP-SGD's ``(σ, ε)`` pairs as printed.
+    """
 
     data: str
     batch: int
@@ -115,6 +147,24 @@ TABLE6 = (
 
 @dataclass(frozen=True)
 class Table7Row:
+    """One printed row of :data:`TABLE7`: data set, batch, and the noise and ε of DP-FTRL and DP-SGD as printed.
+
+    Attributes
+    ----------
+    data : str
+        The data set, a key of :data:`IMAGE_DATA`.
+    batch : int
+        Batch size.
+    ftrl_noise : str
+        DP-FTRL's noise multiplier as printed.
+    ftrl_eps : str
+        DP-FTRL's ε as printed.
+    sgd_noise : str
+        DP-SGD's noise multiplier as printed.
+    sgd_eps : str
+        DP-SGD's ε as printed.
+    """
+
     data: str
     batch: int
     ftrl_noise: str
@@ -142,10 +192,35 @@ def _rdp_poisson(q: float, sigma: float) -> np.ndarray:
 
 
 def rdp_dpsgd_epsilon(sigma, *, q, steps, delta, conversion: str = "classic") -> float:
-    """DP-SGD(M) as the paper accounted it: dp_accounting's Poisson-subsampled Gaussian RDP on :data:`TFP_ORDERS`,
-    composed ``steps`` times, converted ``"classic"`` (``min_α RDP + ln(1/δ)/(α − 1)``, the federated tables) or
-    ``"improved"`` (Balle et al. 2020 Thm 21 on the same orders, the image tables); ``q = 1`` with ``"classic"``
-    is one Gaussian, ``ρ = steps/(2σ²)``, over all orders (Table 5's full-participation row)."""
+    """DP-SGD(M) as the paper accounted it: dp_accounting's Poisson-subsampled Gaussian RDP on :data:`TFP_ORDERS`.
+
+    The RDP is composed ``steps`` times, converted ``"classic"`` (``min_α RDP + ln(1/δ)/(α − 1)``, the federated
+    tables) or ``"improved"`` (Balle et al. 2020 Thm 21 on the same orders, the image tables); ``q = 1`` with ``"classic"``
+    is one Gaussian, ``ρ = steps/(2σ²)``, over all orders (Table 5's full-participation row).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    q : float
+        Sampling rate.
+    steps : int
+        Number of steps.
+    delta : float
+        The target δ.
+    conversion : {"classic", "improved"}, default "classic"
+        The RDP → ε conversion.
+
+    Returns
+    -------
+    float
+        ε at ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If ``conversion`` is unknown.
+    """
     sigma, q, steps, delta = float(sigma), float(q), int(steps), float(delta)
     if q >= 1.0 and conversion == "classic":
         return epsilon_from_rho(steps / (2 * sigma * sigma), delta=delta, conversion="classic")
@@ -159,15 +234,52 @@ def rdp_dpsgd_epsilon(sigma, *, q, steps, delta, conversion: str = "classic") ->
 
 
 def ftrl_fed_epsilon(sigma, *, trees: int = 1, steps: int = ROUNDS, delta: float = FED_DELTA, variant: str = "paper") -> float:
-    """Federated DP-FTRL(M) (Tables 3–4): ``ρ = trees·k/(2σ²)``, ``k = ⌈lg steps⌉`` (``"paper"``) or ⌊lg⌋ + 1, classic."""
+    """Federated DP-FTRL(M) (Tables 3–4): ``ρ = trees·k/(2σ²)``, ``k = ⌈lg steps⌉`` (``"paper"``) or ⌊lg⌋ + 1, classic.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    trees : int, default 1
+        Number of trees.
+    steps : int, default ROUNDS
+        Steps per tree.
+    delta : float, default FED_DELTA
+        The target δ.
+    variant : {"paper", "exact"}, default "paper"
+        ``k = ⌈lg steps⌉`` as printed, or ``⌊lg steps⌋ + 1``.
+
+    Returns
+    -------
+    float
+        ε at ``delta``.
+    """
     k = tree_depth(steps, variant="paper" if variant == "paper" else "exact")
     return epsilon_from_rho(trees * k / (2 * float(sigma) ** 2), delta=delta, conversion="classic")
 
 
 def table5_restart(population: int, report_goal: float, rounds: int = ROUNDS) -> dict:
-    """Table 5's restart rule (errata 000 §4): ``s = ⌊P/rg⌋`` rounds per epoch, ``E = ⌈rounds/s⌉`` trees; the paper
+    """Table 5's restart rule (errata 000 §4), with the paper's and the exact sensitivity.
+
+    ``s = ⌊P/rg⌋`` rounds per epoch, ``E = ⌈rounds/s⌉`` trees; the paper
     charges each ``⌈lg min(s, rounds)⌉``; exactly, the trees have ``s, …, s, rounds − (E − 1)s`` steps,
-    each ``⌊lg n_e⌋ + 1``."""
+    each ``⌊lg n_e⌋ + 1``.
+
+    Parameters
+    ----------
+    population : int
+        Number of clients ``P``.
+    report_goal : float
+        Clients per round ``rg``.
+    rounds : int, default ROUNDS
+        Number of rounds.
+
+    Returns
+    -------
+    dict
+        ``steps_per_epoch`` (``s``), ``trees`` (``E``), ``k_paper`` (``⌈lg min(s, rounds)⌉``), ``sens_paper``
+        (``E·k_paper``) and ``sens_exact`` (``Σ_e (⌊lg n_e⌋ + 1)``).
+    """
     s = int(population // report_goal)
     per = min(s, rounds)
     E = -(-rounds // per)
@@ -180,7 +292,28 @@ def ftrl_image_epsilon(sigma, *, data: str, batch: int, epochs: int, variant: st
     """Image DP-FTRL(M) (Tables 6–7) with the paper's conversion (improved on the grid 1.1 … 199.9).
 
     ``"paper"``: D.2 as printed, ``S² = E⌈lg(nE)⌉``, n = ⌊N/b⌋; ``"exact"``: the exact no-restart S² (layer sweep,
-    ``readout``); ``"restart"``: a tree per epoch, ``S² = E(⌊lg n⌋ + 1)`` (errata 000 §3, §4)."""
+    ``readout``); ``"restart"``: a tree per epoch, ``S² = E(⌊lg n⌋ + 1)`` (errata 000 §3, §4).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    data : str
+        The data set, a key of :data:`IMAGE_DATA` (gives ``N`` and δ).
+    batch : int
+        Batch size ``b``.
+    epochs : int
+        Number of epochs ``E``.
+    variant : {"paper", "exact", "restart"}, default "paper"
+        The sensitivity, as above.
+    readout : {"vanilla", "all"}, default "vanilla"
+        The read-out of the ``"exact"`` sensitivity.
+
+    Returns
+    -------
+    float
+        ε at the data set's δ.
+    """
     N, delta = IMAGE_DATA[data]
     n = N // batch
     if variant == "restart":
@@ -191,13 +324,45 @@ def ftrl_image_epsilon(sigma, *, data: str, batch: int, epochs: int, variant: st
 
 
 def unamplified_epsilon(sigma, *, data: str, epochs: int) -> float:
-    """Unamplified DP-SGD (Table 6): each example in one step per epoch, ``ρ = E/(2σ²)``, improved on the paper's grid."""
+    """Unamplified DP-SGD (Table 6): each example in one step per epoch, ``ρ = E/(2σ²)``, improved on the paper's grid.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    data : str
+        The data set, a key of :data:`IMAGE_DATA` (gives δ).
+    epochs : int
+        Number of epochs ``E``.
+
+    Returns
+    -------
+    float
+        ε at the data set's δ.
+    """
     _, delta = IMAGE_DATA[data]
     return epsilon_from_rho(epochs / (2 * float(sigma) ** 2), delta=delta, conversion="improved", orders="paper")
 
 
 def corrected_ftrl_epsilon(sigma, *, data: str, batch: int, epochs: int) -> dict:
-    """Beside a printed FTRL ε: the paper's formula, exact no-restart (vanilla / all complete nodes), restart."""
+    """Beside a printed FTRL ε: the paper's formula, exact no-restart (vanilla / all complete nodes), restart.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier σ.
+    data : str
+        The data set, a key of :data:`IMAGE_DATA`.
+    batch : int
+        Batch size.
+    epochs : int
+        Number of epochs.
+
+    Returns
+    -------
+    dict
+        ε under ``"paper"``, ``"ntr_vanilla"``, ``"ntr_all"`` and ``"restart"`` (see :func:`ftrl_image_epsilon`).
+    """
     kw = dict(data=data, batch=batch, epochs=epochs)
     return {"paper": ftrl_image_epsilon(sigma, **kw), "ntr_vanilla": ftrl_image_epsilon(sigma, variant="exact", **kw),
             "ntr_all": ftrl_image_epsilon(sigma, variant="exact", readout="all", **kw),
@@ -205,7 +370,26 @@ def corrected_ftrl_epsilon(sigma, *, data: str, batch: int, epochs: int) -> dict
 
 
 def infer_epochs(sigma, printed_eps: str, *, data: str, batch: int, max_epochs: int = 1000) -> list[int]:
-    """Every epoch count E ≤ ``max_epochs`` at which the paper's FTRL formula rounds to ``printed_eps`` (Table 7)."""
+    """Every epoch count E ≤ ``max_epochs`` at which the paper's FTRL formula rounds to ``printed_eps`` (Table 7).
+
+    Parameters
+    ----------
+    sigma : float
+        DP-FTRL's noise multiplier σ.
+    printed_eps : str
+        The printed ε; its number of decimals sets the rounding.
+    data : str
+        The data set, a key of :data:`IMAGE_DATA`.
+    batch : int
+        Batch size.
+    max_epochs : int, default 1000
+        Largest epoch count tried.
+
+    Returns
+    -------
+    list of int
+        The matching epoch counts, increasing (empty if none).
+    """
     digits = len(printed_eps.partition(".")[2])
     target = float(printed_eps)
     return [E for E in range(1, max_epochs + 1)
@@ -213,8 +397,18 @@ def infer_epochs(sigma, printed_eps: str, *, data: str, batch: int, max_epochs: 
 
 
 def table6_rows() -> list[dict]:
-    """Every Table 6 row recomputed: ``kind`` ∈ {ftrl, sgd, unamplified}, printed σ and ε, the recomputed ε (and
-    for FTRL the corrected ones; for amplified SGD the ε range over σ ± half a unit of its last printed digit)."""
+    """Every Table 6 row recomputed, with the corrected ε's.
+
+    ``kind`` ∈ {ftrl, sgd, unamplified}, printed σ and ε, the recomputed ε (and
+    for FTRL the corrected ones; for amplified SGD the ε range over σ ± half a unit of its last printed digit).
+
+    Returns
+    -------
+    list of dict
+        One dict per printed (σ, ε) pair, with the block's ``data``, ``batch``, ``epochs`` and ``kind``, ``noise``,
+        ``printed``, the recomputed ``paper`` ε and, for FTRL, the corrected ε's of :func:`corrected_ftrl_epsilon`; for
+        amplified SGD, ``range``.
+    """
     rows = []
     for blk in TABLE6:
         N, delta = IMAGE_DATA[blk.data]
@@ -235,8 +429,16 @@ def table6_rows() -> list[dict]:
 
 
 def table7_rows() -> list[dict]:
-    """Table 7 with the epochs pinned by the FTRL ε (errata 000 §5 #16), its DP-SGD ε recomputed at them, and the
-    corrected FTRL ε."""
+    """Table 7 with the epochs pinned by the FTRL ε (errata 000 §5 #16).
+
+    Its DP-SGD ε is recomputed at them, beside the corrected FTRL ε.
+
+    Returns
+    -------
+    list of dict
+        One dict per row: the printed values, ``epochs_found`` and ``epochs`` (``None`` unless exactly one fits) and,
+        when the epochs are pinned, the corrected FTRL ε's and the recomputed DP-SGD ε (``sgd``).
+    """
     rows = []
     for r in TABLE7:
         N, delta = IMAGE_DATA[r.data]
