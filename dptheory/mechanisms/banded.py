@@ -181,8 +181,8 @@ class BandedMechanism(DenseMechanism):
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
         r"""The sensitivity ``sens_Π(C)`` over ``n`` steps, exact for ``b ≥ b̂`` from the column norms.
 
-        ``√k'`` exactly for unit columns and ``b ≥ b̂`` (Choquette-Choo et al.
-        2023, Thm 2; seed 003 §2.4), ``(max_π Σ_{i∈π} ‖C_{:,i}‖²)^{1/2}`` for other column norms with ``b ≥ b̂``,
+        ``√k'`` exactly for unit columns and ``b ≥ b̂``
+        (Choquette-Choo et al. 2023, Thm 2; seed 003 §2.4), ``(max_π Σ_{i∈π} ‖C_{:,i}‖²)^{1/2}`` for other column norms with ``b ≥ b̂``,
         and the dense enumeration (:func:`~dptheory.mechanisms.dense_sensitivity`) for ``b < b̂``.
 
         Parameters
@@ -376,8 +376,8 @@ class BandedToeplitz(ToeplitzMechanism):
       :meth:`is_minimum_phase` (``c ∈ ℓ²``, the package's meaning) always holds. The noise ``β`` decays only if
       ``C(z)`` has no zero in the closed unit disk, :meth:`noise_is_stable`; the stationary theory (``F∞`` and
       :func:`~dptheory.simulate` at ``horizon=None``) needs it and refuses otherwise (:meth:`_support`).
-    * Sensitivity: for ``min_sep = b ≥ b̂`` the participations meet orthogonal columns (Choquette-Choo et al. 2023,
-      Thm 2; seed 003 §2.4) and ``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` in ``O(b̂ + k')``
+    * Sensitivity: for ``min_sep = b ≥ b̂`` the participations meet orthogonal columns
+      (Choquette-Choo et al. 2023, Thm 2; seed 003 §2.4) and ``sens² = Σ_{i<k'} ‖c_{0:min(b̂, n−ib)}‖²`` in ``O(b̂ + k')``
       (:func:`_separated_sensitivity_sq`); for ``b < b̂`` the Toeplitz routes (seed 003 Thm 3.1 when ``c ≥ 0`` is
       non-increasing, else the dense enumeration).
     * Noise stream: the recursion ``x_t = (z_t − Σ_{i≥1} c_i x_{t−i})/c_0`` with ``b̂ − 1`` buffers, exact over any

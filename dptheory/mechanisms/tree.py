@@ -657,8 +657,8 @@ class TreeAggregation(Mechanism):
         r"""The sensitivity ``sens_Π(C)`` over ``n`` steps by the cheapest exact route of the module docstring.
 
         ``sens_Π(C)`` of seed 003 eq. 6:
-        ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11); the dense enumeration where cheap; Remark 3.2's
-        lower bound where it meets the per-level upper bound; the exact dynamic programme within its budget. Beyond
+        ``√(⌊lg n⌋ + 1)`` for one participation (errata 000 §2.11); the dense enumeration where cheap; seed 003
+        Remark 3.2's lower bound where it meets the per-level upper bound; the exact dynamic programme within its budget. Beyond
         that it refuses (:meth:`sensitivity_report` gives the bounds).
 
         Parameters
@@ -718,8 +718,8 @@ class TreeAggregation(Mechanism):
     def sensitivity_report(self, n: int, participation: Participation | None = None) -> SensitivityReport:
         r"""The sensitivity with its route, or bounds beyond the dynamic programme's budget.
 
-        The route is that of :meth:`sensitivity`; beyond the dynamic programme's budget the report holds Remark
-        3.2's lower bound and the per-level upper bound. Never builds a dense strategy above ``n = 4096``.
+        The route is that of :meth:`sensitivity`; beyond the dynamic programme's budget the report holds
+        seed 003 Remark 3.2's lower bound and the per-level upper bound. Never builds a dense strategy above ``n = 4096``.
 
         Parameters
         ----------
