@@ -166,6 +166,31 @@ def sigma2_noisy_mbsgd(L, *, R, n, eps0, delta0) -> float:
     :func:`min_batch_size` for the proof's classic-Gaussian step to apply. The same σ² serves the ERM variant
     (Thm F.1) and, with per-silo budgets, Alg. 7 (:func:`sigma2_unbalanced`).
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds run, a whole number >= 1.
+    n : float in (0, inf)
+        Records per silo.
+    eps0 : float in (0, 2 ln(2/delta0)]
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+
+    Returns
+    -------
+    float
+        σ², the per-coordinate variance of the Gaussian each silo adds to its minibatch-mean gradient.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (``eps0 > 2 ln(2/delta0)`` included).
+
+    Examples
+    --------
     >>> round(sigma2_noisy_mbsgd(1.0, R=1000, n=1000, eps0=1.0, delta0=1e-6), 3)  # C1
     80.374
     """
@@ -180,6 +205,24 @@ def min_batch_size(eps0, *, n, R, delta0) -> float:
 
     Below it the classic Gaussian mechanism (Dwork–Roth Thm A.1, needs ε' ≤ 1) does not apply. Round up.
 
+    Parameters
+    ----------
+    eps0 : float in (0, 2 ln(2/delta0)]
+        The ISRL-DP ε0 of every silo.
+    n : float in (0, inf)
+        Records per silo.
+    R : int
+        Number of rounds, a whole number >= 1.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+
+    Returns
+    -------
+    float
+        ``K_min`` (real-valued: round it up).
+
+    Examples
+    --------
     >>> round(min_batch_size(1.0, n=1000, R=1000, delta0=1e-6), 4)  # C2
     1.4676
     """
@@ -195,6 +238,24 @@ def per_round_budget(eps0, *, delta0, R) -> tuple[float, float]:
     Advanced composition with slack δ' = δ0/2 (:func:`~dptheory.accounting.classic.advanced_composition`) then
     spends ``√(2R ln(2/δ0))ε̃ = ε0/2`` plus ``Rε̃(e^ε̃ − 1)`` (C3) and ``Rδ̃ + δ' = δ0``.
 
+    Parameters
+    ----------
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+    R : int
+        Number of rounds, a whole number >= 1.
+
+    Returns
+    -------
+    eps_round : float
+        ε̃, the per-round ε.
+    delta_round : float
+        δ̃ = δ0/(2R), the per-round δ.
+
+    Examples
+    --------
     >>> eps_t, delta_t = per_round_budget(1.0, delta0=1e-6, R=1000)
     >>> e, d = advanced_composition(eps_t, delta=delta_t, k=1000, delta_prime=0.5e-6)
     >>> round(e, 5), round(d * 1e6, 12)  # C3
@@ -208,7 +269,25 @@ def per_round_budget(eps0, *, delta0, R) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class CalibrationChain:
-    """The steps of Thm D.1's privacy proof for one ``(L, R, n, K, ε0, δ0)``."""
+    """The steps of Thm D.1's privacy proof for one ``(L, R, n, K, ε0, δ0)``.
+
+    Attributes
+    ----------
+    eps_round : float
+        ε̃, the per-round target after subsampling.
+    delta_round : float
+        δ̃ = δ0/(2R).
+    eps_sample : float
+        ε' = nε̃/(2K) ≤ 1: the target of the Gaussian on the batch.
+    sensitivity : float
+        2L/K: the ℓ2 sensitivity of the batch mean under replace-one.
+    sigma2 : float
+        ``(Δ √(2 ln(1.25/δ̃))/ε')²``, the classic Gaussian's variance.
+    eps_total : float
+        Advanced composition's total ε (slack δ0/2).
+    delta_total : float
+        R δ̃ + δ0/2 = δ0.
+    """
 
     eps_round: float  # ε̃, per-round target after subsampling
     delta_round: float  # δ̃ = δ0/(2R)
@@ -225,6 +304,31 @@ def calibration_chain(L, *, R, n, K, eps0, delta0) -> CalibrationChain:
     ``(ε̃, δ̃)`` per round → the Gaussian on a K-batch must be ``(ε' = nε̃/(2K), δ̃)``-DP so that subsampling gives
     ``(ε̃, δ̃)`` → classic Gaussian with sensitivity ``2L/K`` → ``σ²``; composition of R rounds → ``(ε_total, δ0)``.
     Raises if ``K < K_min`` (then ε' > 1).
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    n : float in (0, inf)
+        Records per silo.
+    K : float in [K_min, n]
+        Batch size, at least :func:`min_batch_size`.
+    eps0 : float in (0, 2 ln(2/delta0)]
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+
+    Returns
+    -------
+    CalibrationChain
+        Every step's ε, δ, the sensitivity and σ².
+
+    Raises
+    ------
+    ValueError
+        If ``K < K_min`` or ``K > n``, or another argument lies outside its range.
     """
     L, n = _pos("L", L), _pos("n", n)
     delta0 = _delta("delta0", delta0)
@@ -253,6 +357,29 @@ def sigma2_onepass(L, *, K, eps0, delta0) -> float:
     (ε0, δ0)-DP. The proof goes through zCDP: ρ = Δ²/(2σ²) = ε0²/(16 ln(1.25/δ0)) with Δ = 2L/K, and
     ``ρ + 2√(ρ ln(1/δ0)) ≤ ε0`` iff ``ε0 ≤ 8 ln(1/δ0)`` (C4; :func:`spent_by_onepass`).
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    K : float in (0, inf)
+        Batch size.
+    eps0 : float in (0, 8 ln(1/delta0)]
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+
+    Returns
+    -------
+    float
+        σ², the per-coordinate noise variance of each silo's batch-mean gradient.
+
+    Raises
+    ------
+    ValueError
+        If ``eps0 > 8 ln(1/delta0)`` or another argument lies outside its range.
+
+    Examples
+    --------
     >>> round(sigma2_onepass(1.0, K=100, eps0=1.0, delta0=1e-6), 6)  # C4
     0.044924
     """
@@ -269,6 +396,37 @@ def sigma2_shuffled(L, *, R, M, n, N, eps, delta, C: float = 1.0) -> float:
     ``C`` is an absolute constant the paper leaves unspecified (default 1). Conditions: ε ≤ ln(2/δ), M ≤ N,
     and M ≥ :func:`shuffled_participation_floor` (not enforced here: it fails at C32's setting).
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    M : float in (0, N]
+        Number of participating silos per round.
+    n : float in (0, inf)
+        Records per silo.
+    N : float in [1, inf)
+        Number of silos.
+    eps : float in (0, ln(2/delta)]
+        The central (shuffle-model) ε.
+    delta : float in (0, 1)
+        The central (shuffle-model) δ.
+    C : float in (0, inf), default 1.0
+        The unspecified absolute constant.
+
+    Returns
+    -------
+    float
+        σ², the per-coordinate noise variance.
+
+    Raises
+    ------
+    ValueError
+        If ``eps > ln(2/delta)``, ``M > N`` or another argument lies outside its range.
+
+    Examples
+    --------
     >>> round(sigma2_shuffled(1, R=1e6, M=100, n=1000, N=100, eps=0.1, delta=1e-6), -1)  # C32
     12310.0
     """
@@ -283,7 +441,24 @@ def sigma2_shuffled(L, *, R, M, n, N, eps, delta, C: float = 1.0) -> float:
 
 
 def shuffled_participation_floor(R, *, M, N, delta) -> float:
-    """Thm 5.1's participation condition: the right side of ``M ≥ 16 ln(18 R M²/(N δ))``."""
+    """Thm 5.1's participation condition: the right side of ``M ≥ 16 ln(18 R M²/(N δ))``.
+
+    Parameters
+    ----------
+    R : int
+        Number of rounds, a whole number >= 1.
+    M : float in (0, inf)
+        Number of participating silos per round.
+    N : float in (0, inf)
+        Number of silos.
+    delta : float in (0, 1)
+        The central δ.
+
+    Returns
+    -------
+    float
+        ``16 ln(18 R M²/(N δ))``; the condition holds when ``M`` is at least this value.
+    """
     R, M, N, delta = _rounds(R), _pos("M", M), _pos("N", N), _delta("delta", delta)
     return 16.0 * math.log(18.0 * R * M**2 / (N * delta))
 
@@ -291,6 +466,26 @@ def shuffled_participation_floor(R, *, M, N, delta) -> float:
 def sigma2_experiment(L, *, R, n, eps, delta) -> float:
     """App. I calibration of the experiments (moments accountant): ``σ² = 8 L² ln(1/δ) R/(n² ε²)``.
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant (clipping norm) of the gradients.
+    R : int
+        Number of rounds, a whole number >= 1.
+    n : float in (0, inf)
+        Records per silo.
+    eps : float in (0, inf)
+        The ISRL-DP ε of every silo.
+    delta : float in (0, 1)
+        The ISRL-DP δ of every silo.
+
+    Returns
+    -------
+    float
+        σ², the per-coordinate noise variance.
+
+    Examples
+    --------
     >>> round(sigma2_experiment(1, R=35, n=1238, eps=1.0, delta=1238**-2), 7)  # C35
     0.002602
     """
@@ -300,13 +495,49 @@ def sigma2_experiment(L, *, R, n, eps, delta) -> float:
 
 
 def batch_size_experiment(n, *, eps, R) -> float:
-    """App. I batch size ``K = n√ε/(2√R)`` (C35: 104.63 at n = 1238, ε = 1, R = 35)."""
+    """App. I batch size ``K = n√ε/(2√R)`` (C35: 104.63 at n = 1238, ε = 1, R = 35).
+
+    Parameters
+    ----------
+    n : float in (0, inf)
+        Records per silo.
+    eps : float in (0, inf)
+        The ISRL-DP ε of every silo.
+    R : int
+        Number of rounds, a whole number >= 1.
+
+    Returns
+    -------
+    float
+        The batch size ``K`` (real-valued).
+    """
     n, eps, R = _pos("n", n), _pos("eps", eps), _rounds(R)
     return n * math.sqrt(eps) / (2.0 * math.sqrt(R))
 
 
 def sigma2_local_sgd(L, *, R, K, n, eps, delta) -> float:
-    """ISRL-DP Local SGD baseline (App. I): ``σ² = 8 L² R K ln(1/δ)/(ε² n²)`` per local step."""
+    """ISRL-DP Local SGD baseline (App. I): ``σ² = 8 L² R K ln(1/δ)/(ε² n²)`` per local step.
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    K : float in (0, inf)
+        Local steps per round.
+    n : float in (0, inf)
+        Records per silo.
+    eps : float in (0, inf)
+        The ISRL-DP ε of every silo.
+    delta : float in (0, 1)
+        The ISRL-DP δ of every silo.
+
+    Returns
+    -------
+    float
+        σ², the per-coordinate variance of the noise added at every local step.
+    """
     L, R, K, n, eps = _pos("L", L), _rounds(R), _pos("K", K), _pos("n", n), _pos("eps", eps)
     delta = _delta("delta", delta)
     return 8.0 * L**2 * R * K * math.log(1.0 / delta) / (eps**2 * n**2)
@@ -327,7 +558,26 @@ def _budgets(n_i, eps_i, delta_i):
 
 
 def sigma2_unbalanced(L, *, R, n_i, eps_i, delta_i) -> np.ndarray:
-    """Alg. 7 (App. H.2): ``σ_i² = 256 L² R ln(2.5R/δ_i) ln(2/δ_i)/(n_i² ε_i²)`` per silo (= 256 L² R ξ_i)."""
+    """Alg. 7 (App. H.2): ``σ_i² = 256 L² R ln(2.5R/δ_i) ln(2/δ_i)/(n_i² ε_i²)`` per silo (= 256 L² R ξ_i).
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    n_i : array_like of float
+        Records of each silo (positive).
+    eps_i : float or array_like of float
+        The ε_i of each silo, each in ``(0, 2 ln(2/δ_i)]``; broadcast to the shape of ``n_i``.
+    delta_i : float or array_like of float
+        The δ_i of each silo, each in ``(0, 1)``; broadcast to the shape of ``n_i``.
+
+    Returns
+    -------
+    numpy.ndarray
+        σ_i² of each silo.
+    """
     L, R = _pos("L", L), _rounds(R)
     return 256.0 * L**2 * R * xi(n_i, eps_i=eps_i, delta_i=delta_i, R=R)
 
@@ -335,6 +585,29 @@ def sigma2_unbalanced(L, *, R, n_i, eps_i, delta_i) -> np.ndarray:
 def xi(n_i, *, eps_i, delta_i, R) -> np.ndarray:
     """``ξ_i = (1/(n_i ε_i))² ln(2.5R/δ_i) ln(2/δ_i)`` (App. H.1).
 
+    Parameters
+    ----------
+    n_i : array_like of float
+        Records of each silo (positive).
+    eps_i : float or array_like of float
+        The ε_i of each silo, each in ``(0, 2 ln(2/δ_i)]``; broadcast to the shape of ``n_i``.
+    delta_i : float or array_like of float
+        The δ_i of each silo, each in ``(0, 1)``; broadcast to the shape of ``n_i``.
+    R : int
+        Number of rounds, a whole number >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        ξ_i of each silo.
+
+    Raises
+    ------
+    ValueError
+        If some ``delta_i`` is not in ``(0, 1)`` or some ``eps_i > 2 ln(2/delta_i)``.
+
+    Examples
+    --------
     >>> [f"{x:.4e}" for x in xi([100, 200, 400, 800], eps_i=1.0, delta_i=1e-6, R=100)]  # C27
     ['2.8055e-02', '7.0138e-03', '1.7535e-03', '4.3836e-04']
     """
@@ -363,6 +636,26 @@ def _pmf(values, probs) -> tuple[np.ndarray, np.ndarray]:
 def harmonic_M(values, probs=None) -> float:
     """Assumption 1.4: ``1/M = E[1/M_r]`` (harmonic-mean participation). ``probs`` default: uniform on ``values``.
 
+    Parameters
+    ----------
+    values : mapping or sequence of int
+        The law of ``M_r``: a mapping ``m → P(M_r = m)``, or the support (whole numbers >= 1).
+    probs : array_like of float, optional
+        ``P(M_r = m)`` for each entry of a sequence ``values`` (non-negative, summing to 1); not with a mapping.
+        Default: uniform on ``values``.
+
+    Returns
+    -------
+    float
+        The harmonic-mean participation ``M``.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` are not whole numbers >= 1, or ``probs`` is not a probability vector over them.
+
+    Examples
+    --------
     >>> round(harmonic_M(range(1, 11)), 4)  # C23, M_r ~ Unif{1..10}
     3.4142
     """
@@ -373,6 +666,20 @@ def harmonic_M(values, probs=None) -> float:
 def M_prime(values, probs=None) -> float:
     """Assumption 2 (App. H): ``1/M' = √(E[1/M_r²])``; ``M' ≤ M``.
 
+    Parameters
+    ----------
+    values : mapping or sequence of int
+        The law of ``M_r``: a mapping ``m → P(M_r = m)``, or the support (whole numbers >= 1).
+    probs : array_like of float, optional
+        ``P(M_r = m)`` for each entry of a sequence ``values``; not with a mapping. Default: uniform on ``values``.
+
+    Returns
+    -------
+    float
+        ``M'``.
+
+    Examples
+    --------
     >>> round(M_prime(range(1, 11)), 4)  # C23
     2.5402
     """
@@ -381,7 +688,27 @@ def M_prime(values, probs=None) -> float:
 
 
 def Xi(xi_i, values, probs=None) -> float:
-    """``Ξ = √(E_{M_1}[((1/M_1) Σ_{i ≤ M_1} ξ_(i))²])``, ``ξ_(1) ≥ ξ_(2) ≥ …`` (App. H.1); ``ξ_min ≤ Ξ ≤ ξ_max``."""
+    """``Ξ = √(E_{M_1}[((1/M_1) Σ_{i ≤ M_1} ξ_(i))²])``, ``ξ_(1) ≥ ξ_(2) ≥ …`` (App. H.1); ``ξ_min ≤ Ξ ≤ ξ_max``.
+
+    Parameters
+    ----------
+    xi_i : array_like of float
+        ξ_i of each of the ``N`` silos (:func:`xi`), positive.
+    values : mapping or sequence of int
+        The law of ``M_r``: a mapping ``m → P(M_r = m)``, or the support (whole numbers in ``[1, N]``).
+    probs : array_like of float, optional
+        ``P(M_r = m)`` for each entry of a sequence ``values``; not with a mapping. Default: uniform on ``values``.
+
+    Returns
+    -------
+    float
+        Ξ.
+
+    Raises
+    ------
+    ValueError
+        If some value of ``M_r`` exceeds the number of silos ``N``.
+    """
     x = np.sort(check_positive_array("xi_i", xi_i))[::-1]
     v, p = _pmf(values, probs)
     if v.max() > x.size:
@@ -391,7 +718,22 @@ def Xi(xi_i, values, probs=None) -> float:
 
 
 def unbalanced_privacy_factor(xi_i, values, probs=None) -> float:
-    """``min{Ξ/M', ξ_max/M}``: what multiplies ``d`` in Thm H.1's privacy terms."""
+    """``min{Ξ/M', ξ_max/M}``: what multiplies ``d`` in Thm H.1's privacy terms.
+
+    Parameters
+    ----------
+    xi_i : array_like of float
+        ξ_i of each of the ``N`` silos (:func:`xi`), positive.
+    values : mapping or sequence of int
+        The law of ``M_r``: a mapping ``m → P(M_r = m)``, or the support (whole numbers in ``[1, N]``).
+    probs : array_like of float, optional
+        ``P(M_r = m)`` for each entry of a sequence ``values``; not with a mapping. Default: uniform on ``values``.
+
+    Returns
+    -------
+    float
+        ``min{Ξ/M', ξ_max/M}``.
+    """
     xi_arr = check_positive_array("xi_i", xi_i)
     return min(Xi(xi_arr, values, probs) / M_prime(values, probs), xi_arr.max() / harmonic_M(values, probs))
 
@@ -407,6 +749,20 @@ def silo_sampling_factor(N, *, M) -> float:
     For a uniform subset S of size M of N vectors y_i: ``E‖(1/M)Σ_{i∈S} y_i − ȳ‖² = factor·(1/N)Σ‖y_i − ȳ‖²``
     exactly (sampling without replacement; checked by :func:`silo_sampling_variance_exact`). 0 when M = N.
 
+    Parameters
+    ----------
+    N : float in [1, inf)
+        Number of silos.
+    M : float in (0, N]
+        Size of the subset (harmonic participation for random ``M_r``).
+
+    Returns
+    -------
+    float
+        ``(N − M)/((N − 1)M)``, or 0 when ``N = 1``.
+
+    Examples
+    --------
     >>> [round(silo_sampling_factor(N, M=M), 6) for N, M in [(10, 3), (100, 10), (10, 10), (2, 1)]]  # C22
     [0.259259, 0.090909, 0.0, 1.0]
     """
@@ -428,7 +784,27 @@ def _spread(y) -> tuple[np.ndarray, float]:
 
 
 def silo_sampling_variance_exact(y, M) -> tuple[float, float]:
-    """``(E_S‖(1/M)Σ_{i∈S} y_i − ȳ‖², factor·(1/N)Σ‖y_i − ȳ‖²)`` by enumerating all C(N, M) subsets (N ≤ 20)."""
+    """``(E_S‖(1/M)Σ_{i∈S} y_i − ȳ‖², factor·(1/N)Σ‖y_i − ȳ‖²)`` by enumerating all C(N, M) subsets (N ≤ 20).
+
+    Parameters
+    ----------
+    y : array_like
+        The silo vectors ``y_i``, shape ``(N, d)`` (or ``(N,)``), ``N ≤ 20``.
+    M : int
+        Size of the subset, in ``[1, N]``.
+
+    Returns
+    -------
+    exact : float
+        ``E_S‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over all subsets.
+    predicted : float
+        :func:`silo_sampling_factor` times ``(1/N)Σ‖y_i − ȳ‖²``.
+
+    Raises
+    ------
+    ValueError
+        If ``N > 20`` or ``M`` is not in ``[1, N]``.
+    """
     yc, spread = _spread(y)
     N = yc.shape[0]
     if N > 20:
@@ -441,7 +817,28 @@ def silo_sampling_variance_exact(y, M) -> tuple[float, float]:
 
 
 def silo_sampling_variance_mc(y, *, M, trials: int = 100_000, seed: int = 0) -> tuple[float, float, float]:
-    """Monte-Carlo ``(mean, standard error, predicted)`` of ``‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over random subsets S."""
+    """Monte-Carlo ``(mean, standard error, predicted)`` of ``‖(1/M)Σ_{i∈S} y_i − ȳ‖²`` over random subsets S.
+
+    Parameters
+    ----------
+    y : array_like
+        The silo vectors ``y_i``, shape ``(N, d)`` (or ``(N,)``).
+    M : int
+        Size of the subset, in ``[1, N]``.
+    trials : int, default 100_000
+        Number of subsets drawn (at least 2).
+    seed : int, default 0
+        Seed of the NumPy generator.
+
+    Returns
+    -------
+    mean : float
+        The Monte-Carlo mean.
+    stderr : float
+        Its standard error.
+    predicted : float
+        :func:`silo_sampling_factor` times ``(1/N)Σ‖y_i − ȳ‖²``.
+    """
     yc, spread = _spread(y)
     N = yc.shape[0]
     M = check_int("M", M, 1)
@@ -459,7 +856,24 @@ def silo_sampling_variance_mc(y, *, M, trials: int = 100_000, seed: int = 0) -> 
 
 
 def isrl_to_user_level(eps0, *, delta0, n) -> tuple[float, float]:
-    """App. C.2 (group privacy): (ε0, δ0)-ISRL-DP ⇒ ``(nε0, n e^{(n−1)ε0} δ0)``-user-level DP."""
+    """App. C.2 (group privacy): (ε0, δ0)-ISRL-DP ⇒ ``(nε0, n e^{(n−1)ε0} δ0)``-user-level DP.
+
+    Parameters
+    ----------
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0.
+    n : int
+        Records per silo (the group size), >= 1.
+
+    Returns
+    -------
+    eps : float
+        The user-level ε, ``nε0``.
+    delta : float
+        The user-level δ, ``n e^{(n−1)ε0} δ0``.
+    """
     eps0, delta0 = _pos("eps0", eps0), _delta("delta0", delta0)
     n = check_int("n", n, 1)
     return n * eps0, n * math.exp((n - 1) * eps0) * delta0
@@ -470,6 +884,27 @@ def user_to_isrl(eps, *, delta, n) -> tuple[float, float]:
 
     Then :func:`isrl_to_user_level` gives ``(ε, e^{ε(n−1)/n} δ/4) ≤ (ε, δ)``. C26: (0.01, 2.5e-9) at ε = 1,
     δ = 1e-6, n = 100.
+
+    Parameters
+    ----------
+    eps : float in (0, 1]
+        The user-level ε.
+    delta : float in (0, 1)
+        The user-level δ.
+    n : int
+        Records per silo, >= 1.
+
+    Returns
+    -------
+    eps0 : float
+        The ISRL-DP ε0 = ε/n.
+    delta0 : float
+        The ISRL-DP δ0 = δ/(4n).
+
+    Raises
+    ------
+    ValueError
+        If ``eps > 1`` or another argument lies outside its range.
     """
     eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="App. D.3.5 needs eps <= 1")
     delta = _delta("delta", delta)
@@ -478,17 +913,60 @@ def user_to_isrl(eps, *, delta, n) -> tuple[float, float]:
 
 
 def shuffle_amplification_validity(n, *, N, delta_r) -> float:
-    """Thm D.5's largest admissible per-round ε0^r: ``ln(N/(16 ln(2/δ^r)))/n`` (0.37630 at n = 10, N = 1e4, δ = 1e-6)."""
+    """Thm D.5's largest admissible per-round ε0^r: ``ln(N/(16 ln(2/δ^r)))/n`` (0.37630 at n = 10, N = 1e4, δ = 1e-6).
+
+    Parameters
+    ----------
+    n : float in (0, inf)
+        Records per silo.
+    N : float in (0, inf)
+        Number of silos.
+    delta_r : float in (0, 1)
+        The per-round central δ^r.
+
+    Returns
+    -------
+    float
+        ``ln(N/(16 ln(2/δ^r)))/n`` (not positive when ``N ≤ 16 ln(2/δ^r)``: no ε0^r is admissible).
+    """
     n, N, delta_r = _pos("n", n), _pos("N", N), _delta("delta_r", delta_r)
     return math.log(N / (16.0 * math.log(2.0 / delta_r))) / n
 
 
 def shuffle_amplification_round(eps0_r, *, n, N, delta_r, delta0_r: float = 0.0) -> tuple[float, float]:
-    """Thm D.5, eq. (21): one shuffled round of (ε0^r, δ0^r)-DP randomizers is (ε^r, δ̃^r)-CDP with
+    """The central (ε^r, δ̃^r) of one shuffled round (Thm D.5, eq. (21)).
 
+    Thm D.5, eq. (21): one shuffled round of (ε0^r, δ0^r)-DP randomizers is (ε^r, δ̃^r)-CDP with
     ``ε^r = ln[1 + ((e^{ε0^r} − 1)/(e^{ε0^r} + 1))(8√(e^{nε0^r} ln(4/δ^r))/√N + 8e^{nε0^r}/N)]`` and
     ``δ̃^r = δ^r + 2Nn e^{(n−1)ε0^r} δ0^r``; requires ``ε0^r ≤ ln(N/(16 ln(2/δ^r)))/n``.
 
+    Parameters
+    ----------
+    eps0_r : float
+        The per-round ε0^r of each silo's randomizer, in ``(0, ln(N/(16 ln(2/δ^r)))/n]``.
+    n : float in (0, inf)
+        Records per silo.
+    N : float in (0, inf)
+        Number of silos, above ``16 ln(2/δ^r)``.
+    delta_r : float in (0, 1)
+        The per-round δ^r of the amplification.
+    delta0_r : float in [0, 1), default 0.0
+        The per-round δ0^r of each silo's randomizer.
+
+    Returns
+    -------
+    eps_r : float
+        ε^r.
+    delta_r : float
+        δ̃^r.
+
+    Raises
+    ------
+    ValueError
+        If ``N ≤ 16 ln(2/delta_r)`` or ``eps0_r`` exceeds its admissible bound.
+
+    Examples
+    --------
     >>> round(shuffle_amplification_round(0.1, n=10, N=1e4, delta_r=1e-6)[0], 6)  # C25
     0.025473
     """
@@ -509,6 +987,27 @@ def shuffle_amplification_round(eps0_r, *, n, N, delta_r, delta0_r: float = 0.0)
 def clone_lemma_epsilon(p, *, N, delta) -> float:
     """Lemma D.10: ``ε ≤ ln(1 + 8√(ln(4/δ))/√(pN) + 8/(pN))`` for ``p ∈ [16 ln(2/δ)/N, 1]``.
 
+    Parameters
+    ----------
+    p : float in [16 ln(2/delta)/N, 1]
+        The clone probability ``p``.
+    N : float in (0, inf)
+        Number of silos.
+    delta : float in (0, 1)
+        The δ of the bound.
+
+    Returns
+    -------
+    float
+        The bound on ε.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` lies outside ``[16 ln(2/δ)/N, 1]``.
+
+    Examples
+    --------
     >>> round(clone_lemma_epsilon(1.0, N=1e4, delta=1e-6), 5), round(clone_lemma_epsilon(0.5, N=1e4, delta=1e-6), 5)  # C25
     (0.2721, 0.36653)
     """
@@ -523,6 +1022,23 @@ def compositionality_constant(per_round_eps, eps0) -> float:
 
     Alg. 2: R rounds of ε̃ give ``1/(2√(2 ln(2/δ0)))`` (0.0928 at δ0 = 1e-6: 1-compositional); Alg. 3 with
     d = 2C² rounds of ε0 gives √d (C30); one-pass: √R.
+
+    Parameters
+    ----------
+    per_round_eps : array_like of float
+        The per-round ε0^r, a non-empty sequence of finite non-negative numbers (or one number).
+    eps0 : float in (0, inf)
+        The total budget ε0.
+
+    Returns
+    -------
+    float
+        ``√(Σ_r (ε0^r)²)/ε0``.
+
+    Raises
+    ------
+    ValueError
+        If ``per_round_eps`` is empty or has a negative or non-finite entry.
     """
     e = np.atleast_1d(np.asarray(per_round_eps, dtype=float))
     if e.size == 0 or np.any(e < 0) or not np.all(np.isfinite(e)):
@@ -537,8 +1053,22 @@ def compositionality_constant(per_round_eps, eps0) -> float:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Rounds ``R`` (the theorem's real-valued expression: round up to run), constant step ``eta`` and the
-    averaging weights ``gamma_r/Γ_R`` (``None``: uniform 1/R), with the theorem it comes from."""
+    """Rounds, constant step and averaging weights prescribed by a theorem.
+
+    Rounds ``R`` (the theorem's real-valued expression: round up to run), constant step ``eta`` and the
+    averaging weights ``gamma_r/Γ_R`` (``None``: uniform 1/R), with the theorem it comes from.
+
+    Attributes
+    ----------
+    R : float
+        The number of rounds, the theorem's real-valued expression (round up to run).
+    eta : float
+        The constant step size.
+    weights : numpy.ndarray or None, default None
+        The averaging weights ``gamma_r/Γ_R``, one per round run; ``None``: uniform ``1/R``.
+    source : str, default ""
+        The theorem (or lemma) the schedule comes from.
+    """
 
     R: float
     eta: float
@@ -547,10 +1077,34 @@ class Schedule:
 
 
 def noisy_mbsgd_convex_schedule(L, *, D, beta, M, n, d, eps0) -> Schedule:
-    """Thm D.1, β-smooth convex: ``R = (βD√M/L)·min{√n, ε0n/√d} + min{nM, ε0²n²M/d}``,
+    """Rounds and constant step of Noisy MB-SGD for β-smooth convex f (Thm D.1).
+
+    Thm D.1, β-smooth convex: ``R = (βD√M/L)·min{√n, ε0n/√d} + min{nM, ε0²n²M/d}``,
     ``η = min(1/β, (D/(L√R))·min{1, ε0n√M/√(Rd), √(nM/R)})``, ``γ_r = 1/R``.
 
     Non-smooth f (Thm D.2): pass ``beta=moreau_beta_convex(...)``; then ``R = 2·min{nM, ε0²n²M/d}`` exactly.
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    D : float in (0, inf)
+        Diameter of ``W``.
+    beta : float in (0, inf)
+        Smoothness β (or the Moreau smoothing parameter).
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+    n : float in (0, inf)
+        Records per silo.
+    d : float in (0, inf)
+        Dimension.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+
+    Returns
+    -------
+    Schedule
+        ``R`` (real-valued), ``η`` and uniform weights.
     """
     L, D, beta, M, n, d, eps0 = (_pos(k, v) for k, v in dict(L=L, D=D, beta=beta, M=M, n=n, d=d, eps0=eps0).items())
     a = min(math.sqrt(n), eps0 * n / math.sqrt(d))
@@ -561,18 +1115,75 @@ def noisy_mbsgd_convex_schedule(L, *, D, beta, M, n, d, eps0) -> Schedule:
 
 
 def explicit_convex_bound(*, L, D, R, eta, n, M, d, sigma2) -> float:
-    """Thm D.1's proof at the step ``eta`` used (convex, β-smooth, ``η ≤ 1/β``, ``γ_r = 1/R``): Lemma D.2's
+    """Explicit excess-risk bound of Thm D.1's proof at the step ``eta`` used.
+
+    Thm D.1's proof at the step ``eta`` used (convex, β-smooth, ``η ≤ 1/β``, ``γ_r = 1/R``): Lemma D.2's
     stability ``2L²Rη/(nM)`` plus Lemma D.6's empirical error ``D²/(2ηR) + (η/2)(dσ²/M + L²)``; the
-    registry's ``isrl_iid_cvx_explicit`` is its optimum over η for ``R ≫ nM``."""
+    registry's ``isrl_iid_cvx_explicit`` is its optimum over η for ``R ≫ nM``.
+
+    Parameters
+    ----------
+    L : float
+        Lipschitz constant of ``f(·, x)``.
+    D : float
+        Diameter of ``W``.
+    R : float
+        Number of rounds.
+    eta : float
+        The constant step size (``η ≤ 1/β``).
+    n : float
+        Records per silo.
+    M : float
+        (Harmonic) number of participating silos.
+    d : float
+        Dimension.
+    sigma2 : float
+        Per-coordinate noise variance σ² of each silo.
+
+    Returns
+    -------
+    float
+        ``2L²Rη/(nM) + D²/(2ηR) + (η/2)(dσ²/M + L²)``.
+    """
     return 2 * L**2 * R * eta / (n * M) + D**2 / (2 * eta * R) + eta / 2 * (d * sigma2 / M + L**2)
 
 
 def noisy_mbsgd_sc_schedule(L, *, D, beta, mu, M, n, d, eps0, delta0, sigma2=None) -> Schedule:
-    """Thm D.1, μ-strongly convex: ``R = max(2κ ln(βD²μMε0²n²/(dL²)), min{Mn, Mε0²n²/d})`` and Stich's
+    """Rounds, step and weights of Noisy MB-SGD for μ-strongly convex f (Thm D.1).
+
+    Thm D.1, μ-strongly convex: ``R = max(2κ ln(βD²μMε0²n²/(dL²)), min{Mn, Mε0²n²/d})`` and Stich's
     constant step (Lemma D.5, a = μ, g = 2β, c = dσ²/M + L², r0 = D²):
     ``η = min{1/(2β), ln(max{2, μ²D²R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}``, r = 0..⌈R⌉−1.
 
     ``sigma2`` defaults to :func:`sigma2_noisy_mbsgd` at the prescribed R rounded up (the rounds that are run).
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    D : float in (0, inf)
+        Diameter of ``W``.
+    beta : float in (0, inf)
+        Smoothness β (or the Moreau smoothing parameter).
+    mu : float in (0, beta]
+        Strong-convexity modulus μ.
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+    n : float in (0, inf)
+        Records per silo.
+    d : float in (0, inf)
+        Dimension.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo (used for the default ``sigma2``).
+    sigma2 : float in [0, inf), optional
+        Per-coordinate noise variance σ² in ``c``. Default: :func:`sigma2_noisy_mbsgd` at ``⌈R⌉``.
+
+    Returns
+    -------
+    Schedule
+        ``R`` (real-valued), ``η`` and the weights ``γ_r/Γ_R``.
     """
     L, D, beta, mu, M, n, d, eps0 = (_pos(k, v) for k, v in
                                      dict(L=L, D=D, beta=beta, mu=mu, M=M, n=n, d=d, eps0=eps0).items())
@@ -587,11 +1198,33 @@ def noisy_mbsgd_sc_schedule(L, *, D, beta, mu, M, n, d, eps0, delta0, sigma2=Non
 
 
 def stich_schedule(*, R, mu, beta, c, r0) -> Schedule:
-    r"""Lemma D.5 (Stich 2019; ``a = μ, b = 2, g = 2β``) at a given number of rounds ``R``:
+    r"""Stich's constant step and exponential weights at a given number of rounds ``R``.
+
+    Lemma D.5 (Stich 2019; ``a = μ, b = 2, g = 2β``) at a given number of rounds ``R``:
     ``η = min{1/(2β), ln(max{2, μ²r₀R²/c})/(μR)}``, ``γ_r ∝ (1 − μη)^{−(r+1)}`` for ``r < ⌈R⌉`` (normalised in
     log space). :func:`noisy_mbsgd_sc_schedule` applies it at Thm D.1's ``R``; the Monte-Carlo protocol keeps
     ``R`` fixed across a sweep (errata 002 §6), so it is also an entry point of its own.
 
+    Parameters
+    ----------
+    R : float in [1, inf)
+        Number of rounds (``⌈R⌉`` weights).
+    mu : float in (0, inf)
+        Strong-convexity modulus μ.
+    beta : float in (0, inf)
+        Smoothness β.
+    c : float in (0, inf)
+        The gradient second-moment bound ``c`` (``dσ²/M + L²`` for Noisy MB-SGD).
+    r0 : float in (0, inf)
+        A bound ``r₀`` on ``‖w₀ − w⋆‖²`` (``D²``).
+
+    Returns
+    -------
+    Schedule
+        ``R``, ``η`` and the normalised weights ``γ_r/Γ_R``.
+
+    Examples
+    --------
     >>> s = stich_schedule(R=1000, mu=1.0, beta=1.0, c=74.0, r0=16.0)
     >>> round(s.eta, 6), round(float(s.weights.sum()), 12)
     (0.012284, 1.0)
@@ -605,13 +1238,55 @@ def stich_schedule(*, R, mu, beta, c, r0) -> Schedule:
 
 
 def moreau_beta_convex(L, *, D, M, n, d, eps0) -> float:
-    """Smoothing parameter for non-smooth convex f (Thm D.2): ``β = (L√M/D)·min{√n, ε0n/√d}`` (C17: 316.23 at P1)."""
+    """Smoothing parameter for non-smooth convex f (Thm D.2): ``β = (L√M/D)·min{√n, ε0n/√d}`` (C17: 316.23 at P1).
+
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    D : float in (0, inf)
+        Diameter of ``W``.
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+    n : float in (0, inf)
+        Records per silo.
+    d : float in (0, inf)
+        Dimension.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+
+    Returns
+    -------
+    float
+        The Moreau smoothing parameter β.
+    """
     L, D, M, n, d, eps0 = (_pos(k, v) for k, v in dict(L=L, D=D, M=M, n=n, d=d, eps0=eps0).items())
     return L * math.sqrt(M) / D * min(math.sqrt(n), eps0 * n / math.sqrt(d))
 
 
 def moreau_beta_sc(mu, *, M, n, d, eps0, delta0) -> float:
-    """Smoothing parameter for non-smooth μ-SC f (Thm D.2): ``β = μM/(1/n + d ln(1/δ0)/(ε0²n²))``."""
+    """Smoothing parameter for non-smooth μ-SC f (Thm D.2): ``β = μM/(1/n + d ln(1/δ0)/(ε0²n²))``.
+
+    Parameters
+    ----------
+    mu : float in (0, inf)
+        Strong-convexity modulus μ.
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+    n : float in (0, inf)
+        Records per silo.
+    d : float in (0, inf)
+        Dimension.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+
+    Returns
+    -------
+    float
+        The Moreau smoothing parameter β.
+    """
     mu, M, n, d, eps0 = (_pos(k, v) for k, v in dict(mu=mu, M=M, n=n, d=d, eps0=eps0).items())
     delta0 = _delta("delta0", delta0)
     return mu * M / (1.0 / n + d * math.log(1.0 / delta0) / (eps0**2 * n**2))
@@ -620,6 +1295,32 @@ def moreau_beta_sc(mu, *, M, n, d, eps0, delta0) -> float:
 def onepass_batch_convex(L, *, beta, D, n, d, eps0, delta0, M) -> float:
     """Thm 3.1/E.1 convex: ``K = (L/(βD))^{2/5} n^{3/5} (d ln(1/δ0))^{1/5}/(ε0^{2/5} M^{1/5})``, R = n/K.
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    beta : float in (0, inf)
+        Smoothness β.
+    D : float in (0, inf)
+        Diameter of ``W``.
+    n : float in (0, inf)
+        Records per silo.
+    d : float in (0, inf)
+        Dimension.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+
+    Returns
+    -------
+    float
+        The batch size ``K`` (real-valued); the one pass runs ``R = n/K`` rounds.
+
+    Examples
+    --------
     >>> round(onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=1e-6, M=100), 2)  # C19
     106.68
     """
@@ -633,6 +1334,41 @@ def onepass_batch_convex(L, *, beta, D, n, d, eps0, delta0, M) -> float:
 def onepass_batch_sc(n, *, kappa, mu, Delta, eps0, M, L, d, delta0, phi) -> float:
     """Thm 3.1/E.1 μ-SC: ``K = n/(√κ ln(μΔ·min{ε0²n²M/(L²d ln(1/δ0)), nM/φ²}))``, R = n/K.
 
+    Parameters
+    ----------
+    n : float in (0, inf)
+        Records per silo.
+    kappa : float in (0, inf)
+        Condition number κ = β/μ.
+    mu : float in (0, inf)
+        Strong-convexity modulus μ.
+    Delta : float in (0, inf)
+        Δ ≥ F(w0) − F⋆.
+    eps0 : float in (0, inf)
+        The ISRL-DP ε0 of every silo.
+    M : float in (0, inf)
+        (Harmonic) number of participating silos.
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    d : float in (0, inf)
+        Dimension.
+    delta0 : float in (0, 1)
+        The ISRL-DP δ0 of every silo.
+    phi : float in (0, inf)
+        Within-silo gradient standard deviation φ.
+
+    Returns
+    -------
+    float
+        The batch size ``K`` (real-valued); the one pass runs ``R = n/K`` rounds.
+
+    Raises
+    ------
+    ValueError
+        If the argument of the log is at most 1 (no positive batch size).
+
+    Examples
+    --------
     >>> round(onepass_batch_sc(1e4, kappa=100, mu=1, Delta=1, eps0=1.0, M=10, L=1, d=10, delta0=1e-6, phi=1), 3)  # C20
     86.859
     """
@@ -647,14 +1383,24 @@ def onepass_batch_sc(n, *, kappa, mu, Delta, eps0, M, L, d, delta0, phi) -> floa
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage of the multi-stage accelerated method: ``R`` rounds of AC-SA with step parameter ``nu``."""
+    """One stage of the multi-stage accelerated method: ``R`` rounds of AC-SA with step parameter ``nu``.
+
+    Attributes
+    ----------
+    R : int
+        Rounds of the stage.
+    nu : float
+        Step parameter ν of the stage (:func:`acsa_steps`).
+    """
 
     R: int
     nu: float
 
 
 def multi_stage_schedule(beta, *, mu, V, Delta, U, nu_form: str = "corrected") -> list[Stage]:
-    """Multi-stage AC-SA (App. E.1, after Ghadimi & Lan 2013): ``U`` stages,
+    """Stages of the multi-stage AC-SA, printed or corrected ``ν_k`` (App. E.1).
+
+    Multi-stage AC-SA (App. E.1, after Ghadimi & Lan 2013): ``U`` stages,
     ``R_k = ⌈max{4√(2β/μ), 128V²/(3μΔ·2^{−(k+1)})}⌉``, and ``ν_k = max{2β, √(X_k)}`` with
 
     * ``nu_form="paper"`` (as printed): ``X_k = μV²/(3Δ2^{−(k−1)} R_k(R_k+1)(R_k+2))`` — so ν_k = 2β for every
@@ -664,6 +1410,33 @@ def multi_stage_schedule(beta, *, mu, V, Delta, U, nu_form: str = "corrected") -
 
     Stage k then runs :func:`acsa_steps` ``(R_k, ν_k)`` from q_{k−1} (q_0 = w_0, errata 002 §8 #18).
 
+    Parameters
+    ----------
+    beta : float in (0, inf)
+        Smoothness β.
+    mu : float in (0, inf)
+        Strong-convexity modulus μ.
+    V : float in (0, inf)
+        ``V²`` is the variance of the (noisy) gradient oracle.
+    Delta : float in (0, inf)
+        Δ ≥ F(w0) − F⋆.
+    U : int
+        Number of stages, >= 1.
+    nu_form : {"corrected", "paper"}, default "corrected"
+        The corrected ``ν_k`` or the printed one.
+
+    Returns
+    -------
+    list of Stage
+        ``(R_k, ν_k)`` for ``k = 1..U``.
+
+    Raises
+    ------
+    ValueError
+        If ``nu_form`` is not ``"corrected"`` or ``"paper"``, or another argument lies outside its range.
+
+    Examples
+    --------
     >>> [s.R for s in multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)]  # C21
     [171, 342, 683, 1366, 2731]
     """
@@ -682,7 +1455,22 @@ def multi_stage_schedule(beta, *, mu, V, Delta, U, nu_form: str = "corrected") -
 
 
 def acsa_steps(R, *, nu) -> tuple[np.ndarray, np.ndarray]:
-    """AC-SA weights of one stage: ``α_r = 2/(r+1)``, ``η_r = 4ν/(r(r+1))``, r = 1..R (App. E.1)."""
+    """AC-SA weights of one stage: ``α_r = 2/(r+1)``, ``η_r = 4ν/(r(r+1))``, r = 1..R (App. E.1).
+
+    Parameters
+    ----------
+    R : int
+        Rounds of the stage, >= 1.
+    nu : float in (0, inf)
+        Step parameter ν.
+
+    Returns
+    -------
+    alphas : numpy.ndarray
+        ``α_r``, r = 1..R.
+    etas : numpy.ndarray
+        ``η_r``, r = 1..R.
+    """
     R = check_int("R", R, 1)
     nu = _pos("nu", nu)
     r = np.arange(1, R + 1, dtype=float)
@@ -711,10 +1499,39 @@ _SPEND_MODELS = {
 
 @dataclass(frozen=True)
 class SpendResult(EpsilonResult):
-    """ε at δ0 for a calibration under one accountant, beside the budget ``eps0`` it was calibrated for: an
-    :class:`~dptheory.accounting.models.EpsilonResult` (accountant, sampling model, neighbouring relation,
+    """ε at δ0 for a calibration under one accountant, beside the budget ``eps0`` it was calibrated for.
+
+    An :class:`~dptheory.accounting.models.EpsilonResult` (accountant, sampling model, neighbouring relation,
     ``certified`` = an upper bound for *that* model) with the budget, ``δ0``, the calibration's settings and
-    ``bound``: ``"upper"``, or ``"lower"`` for the ε of a realizable instance (no smaller ε can hold)."""
+    ``bound``: ``"upper"``, or ``"lower"`` for the ε of a realizable instance (no smaller ε can hold).
+
+    Attributes
+    ----------
+    eps : float
+        The ε at ``delta`` (``float()`` of the result).
+    accountant : str
+        The accountant (one of :data:`SPEND_ACCOUNTANTS`, or ``"onepass_<method>"``).
+    sampling : Sampling
+        The sampling model ε holds for.
+    neighbouring : Neighbouring
+        The neighbouring relation ε holds for.
+    certified : bool
+        Whether ``eps`` is an upper bound on the true ε of that model.
+    interval : tuple of float or None, default None
+        Monte Carlo only (unused here).
+    discretization : float or None, default None
+        PLD only: the privacy-loss grid spacing.
+    tolerance : float or None, default None
+        PLD only: the relative change of ε over the last halving of the grid.
+    eps0 : float, default nan
+        The budget ε0 the noise was calibrated for.
+    delta : float, default nan
+        The δ (δ0) at which ε is computed.
+    settings : dict
+        The calibration's settings (``L``, ``R``, ``n``, ``K``, ``sigma2``, the noise multiplier, …).
+    bound : {"upper", "lower"}, default "upper"
+        ``"lower"`` for the ε of a realizable instance (no smaller ε can hold).
+    """
 
     eps0: float = math.nan
     delta: float = math.nan
@@ -816,6 +1633,38 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "wr
 
     :func:`spend_bracket` returns the two Alg. 2 bounds together.
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    n : int
+        Records per silo.
+    eps0 : float in (0, 2 ln(2/delta0)]
+        The budget ε0 σ² is calibrated for.
+    delta0 : float in (0, 1)
+        The δ0 of the calibration, and the δ at which ε is computed.
+    K : int, optional
+        Batch size, a whole number in ``[K_min, n]``. Default: ``⌈K_min⌉`` (:func:`min_batch_size`).
+    accountant : {"wr_rdp", "wr_lower", "pld", "rdp_wor", "pld_wr", "advanced"}, default "wr_rdp"
+        The accountant and model (:data:`SPEND_ACCOUNTANTS`, listed above).
+    discretization : float, default PLD_DISCRETIZATION
+        Privacy-loss grid spacing of the PLD accountants (``"pld"``, ``"pld_wr"``).
+
+    Returns
+    -------
+    SpendResult
+        ε at δ0 with its accountant, model, bound kind and the calibration's settings.
+
+    Raises
+    ------
+    ValueError
+        If ``accountant`` is unknown, ``K_min > n`` (no admissible batch size), ``K`` is not a whole number in
+        ``[K_min, n]``, or another argument lies outside its range.
+
+    Examples
+    --------
     >>> spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=1e-6, accountant="advanced").ratio  # doctest: +ELLIPSIS
     0.5086...
     """
@@ -877,14 +1726,25 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "wr
 
 @dataclass(frozen=True)
 class SpendBracket:
-    """What Alg. 2 with Thm D.1's σ² spends, in its own model (K draws with replacement, replace-one): the true
-    ε at δ0 lies in ``[lower.eps, upper.eps]`` (:func:`spend_bracket`)."""
+    """What Alg. 2 with Thm D.1's σ² spends, in its own model: a lower and an upper bound.
+
+    The model is K draws with replacement, replace-one: the true ε at δ0 lies in ``[lower.eps, upper.eps]``
+    (:func:`spend_bracket`).
+
+    Attributes
+    ----------
+    lower : SpendResult
+        The realizable lower bound (``accountant="wr_lower"``).
+    upper : SpendResult
+        The RDP upper bound of per-draw Gaussians (``accountant="wr_rdp"``).
+    """
 
     lower: SpendResult
     upper: SpendResult
 
     @property
     def interval(self) -> tuple[float, float]:
+        """``(lower.eps, upper.eps)``: the interval the true ε at δ0 lies in."""
         return self.lower.eps, self.upper.eps
 
     def __repr__(self) -> str:
@@ -895,9 +1755,32 @@ class SpendBracket:
 
 
 def spend_bracket(L, *, R, n, eps0, delta0, K=None) -> SpendBracket:
-    """``[lower, upper]`` on the ε (at δ0) of Alg. 2 with Thm D.1's σ², sampling with replacement, replace-one:
+    """``[lower, upper]`` on the ε (at δ0) of Alg. 2 with Thm D.1's σ², sampling with replacement, replace-one.
+
     :func:`spent_by_calibration` with ``accountant="wr_lower"`` and ``"wr_rdp"``.
 
+    Parameters
+    ----------
+    L : float in (0, inf)
+        Lipschitz constant of ``f(·, x)``.
+    R : int
+        Number of rounds, a whole number >= 1.
+    n : int
+        Records per silo.
+    eps0 : float in (0, 2 ln(2/delta0)]
+        The budget ε0 σ² is calibrated for.
+    delta0 : float in (0, 1)
+        The δ0 of the calibration, and the δ at which ε is computed.
+    K : int, optional
+        Batch size in ``[K_min, n]``. Default: ``⌈K_min⌉``.
+
+    Returns
+    -------
+    SpendBracket
+        The lower and the upper bound.
+
+    Examples
+    --------
     >>> b = spend_bracket(1, R=10, n=1000, eps0=1.0, delta0=1e-6)   # K = ⌈K_min⌉ = 15
     >>> [round(x, 3) for x in b.interval]
     [0.029, 0.307]
@@ -914,6 +1797,25 @@ def spent_by_onepass(eps0, *, delta0, method: str = "gdp") -> SpendResult:
     independent of L and K. ``method``: ``"gdp"`` exact (Dong–Roth–Su eq. (64), via
     :func:`~dptheory.accounting.gdp.gdp_epsilon`); ``"zcdp"`` the paper's route (Bun–Steinke Prop. 1.3,
     ρ = μ²/2: C4's 0.50046 ε0); ``"zcdp_optimal"`` the Balle et al. conversion.
+
+    Parameters
+    ----------
+    eps0 : float in (0, 8 ln(1/delta0)]
+        The budget ε0 σ² is calibrated for.
+    delta0 : float in (0, 1)
+        The δ0 of the calibration, and the δ at which ε is computed.
+    method : {"gdp", "zcdp", "zcdp_optimal"}, default "gdp"
+        The conversion (see above).
+
+    Returns
+    -------
+    SpendResult
+        ε at δ0 (accountant ``"onepass_<method>"``, disjoint batches, replace-one).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown or ``eps0 > 8 ln(1/delta0)``.
     """
     delta0 = _delta("delta0", delta0)
     sigma2_onepass(1.0, K=1.0, eps0=eps0, delta0=delta0)  # validates eps0 <= 8 ln(1/delta0)

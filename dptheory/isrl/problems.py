@@ -42,7 +42,22 @@ __all__ = ["SCQuadratic", "HardLinear", "LogisticRegression", "random_signs", "p
 
 
 def random_signs(rng, shape, xp):
-    """Uniform signs ``±1`` as ``int8`` from the run's generator (NumPy or CuPy ``Generator``)."""
+    """Uniform signs ``±1`` as ``int8`` from the run's generator (NumPy or CuPy ``Generator``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or cupy.random.Generator
+        The run's generator.
+    shape : tuple of int
+        Shape of the array drawn.
+    xp : module
+        The backend's array namespace (``numpy`` or ``cupy``), used where the generator has no ``int8`` draw.
+
+    Returns
+    -------
+    array of int8
+        Independent uniform signs ``±1`` of shape ``shape``.
+    """
     try:
         bits = rng.integers(0, 2, size=shape, dtype=np.int8)
     except (TypeError, ValueError, NotImplementedError):  # no small-integer dtype: draw int64 and narrow
@@ -53,8 +68,28 @@ def random_signs(rng, shape, xp):
 
 
 def project_ball(w, radius: float, xp, outside: bool = False):
-    """Euclidean projection of the rows ``w[..., :]`` onto the ball of radius ``radius`` (Alg. 2, Π_W); with
-    ``outside``, also ``1.0`` where a row lay outside the ball (the projection acted), else ``0.0``."""
+    """Euclidean projection of the rows ``w[..., :]`` onto the ball of radius ``radius`` (Alg. 2, Π_W).
+
+    With ``outside``, also ``1.0`` where a row lay outside the ball (the projection acted), else ``0.0``.
+
+    Parameters
+    ----------
+    w : array
+        Points of shape ``(..., d)``; each row (last axis) is projected.
+    radius : float in (0, inf)
+        Radius of the ball ``W = B(0, radius)``.
+    xp : module
+        The backend's array namespace (``numpy`` or ``cupy``).
+    outside : bool, default False
+        Also return where the projection acted.
+
+    Returns
+    -------
+    projected : array
+        The projected rows, shape of ``w``.
+    outside : array of float64
+        Only with ``outside=True``: ``1.0`` where a row lay outside the ball, else ``0.0`` (shape ``w.shape[:-1]``).
+    """
     norm = xp.sqrt(xp.sum(w * w, axis=-1, keepdims=True))
     projected = w * xp.minimum(1.0, radius / xp.maximum(norm, 1e-300))
     return (projected, xp.astype(norm[..., 0] > radius, xp.float64)) if outside else projected
@@ -89,6 +124,32 @@ class SCQuadratic:
     ``θ̄ = theta_norm·(1, …, 1)/√d``; with ``heterogeneity = v > 0`` (and ``N``) the silo offsets ``h_i`` are
     a seeded Gaussian ``(N, d)`` matrix, centred over silos and scaled so that ``(1/N) Σ ‖h_i‖² = v²``
     exactly. ``L = radius + max_i ‖θ_i‖ + s`` bounds ``‖∇f(w, x)‖ = ‖w − x‖`` on ``W`` × support.
+
+    Attributes
+    ----------
+    d : int
+        Dimension, a whole number >= 1.
+    theta_norm : float in [0, radius], default 0.5
+        ``‖θ̄‖``: ``θ̄ = theta_norm·(1, …, 1)/√d`` (it must lie in ``W`` for ``F⋆ = F(θ̄)``).
+    heterogeneity : float in [0, inf), default 0.0
+        ``v``: the silo offsets satisfy ``(1/N) Σ ‖h_i‖² = v²``; ``0`` gives i.i.d. silos.
+    N : int or None, default None
+        Number of silos of the offsets, an integer >= 2; required when ``heterogeneity > 0`` (the simulators then
+        need the same ``N``).
+    s : float in [0, inf), default 1.0
+        Record scale: ``x = θ_i + (s/√d)ξ``, so the within-silo variance is ``φ² = s²``.
+    radius : float, default 2.0
+        Radius of ``W = B(0, radius)``, at least ``theta_norm``.
+    offsets_seed : int, default 0
+        Seed of the Gaussian offsets ``h_i``.
+    theta_bar : numpy.ndarray
+        ``θ̄``, shape ``(d,)`` (set at construction).
+    silo_means : numpy.ndarray or None
+        The silo means ``θ_i = θ̄ + h_i``, shape ``(N, d)``; ``None`` when ``heterogeneity = 0``.
+    mu : float
+        Strong-convexity modulus, 1.
+    beta : float
+        Smoothness, 1.
     """
 
     d: int
@@ -127,11 +188,13 @@ class SCQuadratic:
 
     @property
     def L(self) -> float:
+        """Lipschitz constant ``radius + max_i ‖θ_i‖ + s``: a bound on ``‖∇f(w, x)‖`` on ``W`` × support."""
         top = self.theta_norm if self.silo_means is None else float(np.max(np.linalg.norm(self.silo_means, axis=1)))
         return self.radius + top + self.s
 
     @property
     def D(self) -> float:
+        """Diameter ``2·radius`` of ``W``."""
         return 2.0 * self.radius
 
     @property
@@ -146,28 +209,83 @@ class SCQuadratic:
 
     @property
     def w_star(self) -> np.ndarray:
+        """The minimiser ``w⋆ = θ̄`` (a copy)."""
         return self.theta_bar.copy()
 
     @property
     def F_star(self) -> float:
+        """The minimum ``F⋆ = ½(v² + s²)``."""
         return 0.5 * (self.v2 + self.s**2)
 
     def F(self, w) -> np.ndarray:
-        """Exact population risk ``½‖w − θ̄‖² + ½(v² + s²)``."""
+        """Exact population risk ``½‖w − θ̄‖² + ½(v² + s²)``.
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w)``, shape ``w.shape[:-1]``.
+        """
         return self.excess(w) + self.F_star
 
     def excess(self, w) -> np.ndarray:
-        """``F(w) − F⋆ = ½‖w − θ̄‖²`` (exact; no cancellation)."""
+        """``F(w) − F⋆ = ½‖w − θ̄‖²`` (exact; no cancellation).
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w) − F⋆``, shape ``w.shape[:-1]``.
+        """
         w = np.asarray(w, float)
         return 0.5 * np.sum((w - self.theta_bar) ** 2, axis=-1)
 
     # simulation hooks ----------------------------------------------------------------------------------
     def check_silos(self, N: int) -> None:
+        """Check that a simulation's number of silos matches the problem's silo offsets.
+
+        Parameters
+        ----------
+        N : int
+            Number of silos of the simulation.
+
+        Raises
+        ------
+        ValueError
+            If the problem has silo offsets (``heterogeneity > 0``) for a different number of silos.
+        """
         if self.silo_means is not None and N != self.silo_means.shape[0]:
             raise ValueError(f"N must equal the problem's number of silos {self.silo_means.shape[0]}, got {N}")
 
     def sample(self, bk, rng, seeds: int, N: int, n: int):
-        """``(seeds, N, n, d)`` int8 signs ``ξ`` (the record is ``θ_i + (s/√d)ξ``)."""
+        """``(seeds, N, n, d)`` int8 signs ``ξ`` (the record is ``θ_i + (s/√d)ξ``).
+
+        Parameters
+        ----------
+        bk : Backend
+            The array backend (:func:`dptheory.backend.get_backend`).
+        rng : numpy.random.Generator or cupy.random.Generator
+            The backend generator the data are drawn from.
+        seeds : int
+            Number of independent data sets.
+        N : int
+            Number of silos (must match the offsets, :meth:`check_silos`).
+        n : int
+            Records per silo.
+
+        Returns
+        -------
+        array of int8
+            The data sets, shape ``(seeds, N, n, d)``, on the backend.
+        """
         self.check_silos(N)
         return random_signs(rng, (seeds, N, n, self.d), bk.xp)
 
@@ -176,16 +294,60 @@ class SCQuadratic:
         return xp.asarray(np.ascontiguousarray(m), dtype=xp.float64)
 
     def mean_gradient(self, w, batch, xp):
-        """``(1/K) Σ_k (w − x_k) = w − θ_i − (s/√d)·mean_k ξ_k``; ``batch`` is ``(..., N, K, d)`` int8."""
+        """``(1/K) Σ_k (w − x_k) = w − θ_i − (s/√d)·mean_k ξ_k``; ``batch`` is ``(..., N, K, d)`` int8.
+
+        Parameters
+        ----------
+        w : array
+            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``: one iterate for every silo).
+        batch : array of int8
+            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
+        """
         N, K = batch.shape[-3], batch.shape[-2]
         xbar = _batch_sum(batch, xp) * (self.s / (math.sqrt(self.d) * K))
         return w - self._means(N, xp) - xbar
 
     def project(self, w, xp):
+        """Projection onto ``W = B(0, radius)`` (:func:`project_ball`).
+
+        Parameters
+        ----------
+        w : array
+            Points of shape ``(..., d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The projected points, shape of ``w``.
+        """
         return project_ball(w, self.radius, xp)
 
     def sample_gradient(self, w, record, xp):
-        """``∇f(w, x) = w − x`` for one record per silo (``record``: ``(..., N, d)`` int8), for local SGD."""
+        """``∇f(w, x) = w − x`` for one record per silo (``record``: ``(..., N, d)`` int8), for local SGD.
+
+        Parameters
+        ----------
+        w : array
+            Iterates of every silo, shape ``(..., N, d)``.
+        record : array of int8
+            One record (sign vector ``ξ``) per silo, shape ``(..., N, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The per-record gradients, shape ``(..., N, d)``.
+        """
         N = record.shape[-2]
         return w - self._means(N, xp) - _as_float(record, xp) * (self.s / math.sqrt(self.d))
 
@@ -195,6 +357,21 @@ class HardLinear:
     r"""``f(w, x) = −⟨w, x⟩``, ``x = ξ/√d``, ``E x = τ e₁``, ``W = B(0, radius)``: ``F(w) − F⋆ = τ(radius − w₁)``.
 
     Needs ``τ√d ≤ 1`` (``P(ξ₁ = 1) = (1 + τ√d)/2``). ``L = 1``, ``β = 0`` (linear: smooth), ``μ = 0``.
+
+    Attributes
+    ----------
+    d : int
+        Dimension, a whole number >= 1.
+    tau : float in [0, 1/√d]
+        ``τ``, the mean of the first coordinate of ``x``.
+    radius : float in (0, inf), default 1.0
+        Radius of ``W = B(0, radius)``.
+    mu : float
+        Strong-convexity modulus, 0.
+    beta : float
+        Smoothness, 0.
+    L : float
+        Lipschitz constant, 1.
     """
 
     d: int
@@ -209,7 +386,32 @@ class HardLinear:
 
     @classmethod
     def at_privacy_level(cls, *, d: int, n: int, M: float, eps0: float, delta0: float, c: float = 2.0, radius: float = 1.0):
-        """``τ = c·√(d ln(1/δ0))/(ε0 n √M)`` (errata 002 C33: the mean is at the scale of the privacy error)."""
+        """The instance with ``τ = c·√(d ln(1/δ0))/(ε0 n √M)``.
+
+        errata 002 C33: the mean is at the scale of the privacy error.
+
+        Parameters
+        ----------
+        d : int
+            Dimension.
+        n : int
+            Records per silo.
+        M : float
+            (Harmonic) number of participating silos.
+        eps0 : float
+            The ISRL-DP ε0 of every silo.
+        delta0 : float in (0, 1)
+            The ISRL-DP δ0 of every silo.
+        c : float in (0, inf), default 2.0
+            The multiple of the privacy error's scale.
+        radius : float, default 1.0
+            Radius of ``W``.
+
+        Returns
+        -------
+        HardLinear
+            The problem at that ``τ`` (which must satisfy ``τ√d ≤ 1``).
+        """
         check_in_interval("c", c, 0.0)
         check_in_interval("delta0", delta0, 0.0, 1.0)
         tau = c * math.sqrt(d * math.log(1.0 / delta0)) / (eps0 * n * math.sqrt(M))
@@ -221,28 +423,82 @@ class HardLinear:
 
     @property
     def D(self) -> float:
+        """Diameter ``2·radius`` of ``W``."""
         return 2.0 * self.radius
 
     @property
     def w_star(self) -> np.ndarray:
+        """The minimiser ``w⋆ = radius·e₁``."""
         w = np.zeros(self.d)
         w[0] = self.radius
         return w
 
     @property
     def F_star(self) -> float:
+        """The minimum ``F⋆ = −τ·radius``."""
         return -self.tau * self.radius
 
     def F(self, w) -> np.ndarray:
+        """Exact population risk ``F(w) = −τ w₁``.
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w)``, shape ``w.shape[:-1]``.
+        """
         return -self.tau * np.asarray(w, float)[..., 0]
 
     def excess(self, w) -> np.ndarray:
+        """``F(w) − F⋆ = τ(radius − w₁)`` (exact).
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w) − F⋆``, shape ``w.shape[:-1]``.
+        """
         return self.tau * (self.radius - np.asarray(w, float)[..., 0])
 
     def check_silos(self, N: int) -> None:
+        """Accept any number of silos (the silos are i.i.d.).
+
+        Parameters
+        ----------
+        N : int
+            Number of silos of the simulation.
+        """
         return None
 
     def sample(self, bk, rng, seeds: int, N: int, n: int):
+        """``(seeds, N, n, d)`` int8 signs ``ξ`` with ``P(ξ₁ = 1) = (1 + τ√d)/2`` (the record is ``ξ/√d``).
+
+        Parameters
+        ----------
+        bk : Backend
+            The array backend (:func:`dptheory.backend.get_backend`).
+        rng : numpy.random.Generator or cupy.random.Generator
+            The backend generator the data are drawn from.
+        seeds : int
+            Number of independent data sets.
+        N : int
+            Number of silos.
+        n : int
+            Records per silo.
+
+        Returns
+        -------
+        array of int8
+            The data sets, shape ``(seeds, N, n, d)``, on the backend.
+        """
         xp = bk.xp
         signs = random_signs(rng, (seeds, N, n, self.d), xp)
         p1 = 0.5 * (1.0 + self.tau * math.sqrt(self.d))
@@ -250,14 +506,60 @@ class HardLinear:
         return xp.concat([first[..., None], signs[..., 1:]], axis=-1)
 
     def mean_gradient(self, w, batch, xp):
+        """``(1/K) Σ_k ∇f(w, x_k) = −mean_k ξ_k/√d`` for every silo.
+
+        Parameters
+        ----------
+        w : array
+            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``).
+        batch : array of int8
+            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
+        """
         K = batch.shape[-2]
         g = -_batch_sum(batch, xp) / (K * math.sqrt(self.d))
         return g + 0.0 * w
 
     def sample_gradient(self, w, record, xp):
+        """``∇f(w, x) = −x = −ξ/√d`` for one record per silo, for local SGD.
+
+        Parameters
+        ----------
+        w : array
+            Iterates of every silo, shape ``(..., N, d)``.
+        record : array of int8
+            One record (sign vector ``ξ``) per silo, shape ``(..., N, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The per-record gradients, shape ``(..., N, d)``.
+        """
         return -_as_float(record, xp) / math.sqrt(self.d) + 0.0 * w
 
     def project(self, w, xp):
+        """Projection onto ``W = B(0, radius)`` (:func:`project_ball`).
+
+        Parameters
+        ----------
+        w : array
+            Points of shape ``(..., d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The projected points, shape of ``w``.
+        """
         return project_ball(w, self.radius, xp)
 
 
@@ -274,6 +576,25 @@ class LogisticRegression:
     ``x = (x_norm/√d)ξ`` (``‖x‖ = x_norm``), ``P(y = 1 | x) = sigmoid(⟨w_true, x⟩)``; the record stored is the
     sign vector of ``z = y x``. ``W = B(0, radius)`` must contain the minimiser (checked). ``L = x_norm +
     λ·radius``, ``β = x_norm²/4 + λ``, ``μ = λ``.
+
+    Attributes
+    ----------
+    d : int
+        Dimension, a whole number in ``[1, MAX_D]`` (the ``2^d`` vertices are enumerated).
+    w_true : array_like
+        The parameter of the label model ``P(y = 1 | x) = sigmoid(⟨w_true, x⟩)``, shape ``(d,)``.
+    lam : float in (0, inf), default 0.01
+        ``λ``, the ℓ2 regularisation (``> 0``: ``F⋆`` by Newton needs a unique minimiser).
+    x_norm : float in (0, inf), default 1.0
+        ``‖x‖``.
+    radius : float in (0, inf), default 5.0
+        Radius of ``W = B(0, radius)``; must exceed ``‖w⋆‖``.
+    w_star : numpy.ndarray
+        The minimiser ``w⋆`` (Newton's method to machine precision; set at construction).
+    F_star : float
+        The minimum ``F⋆ = F(w⋆)`` (set at construction).
+    MAX_D : int
+        Largest ``d`` enumerated, 16.
     """
 
     d: int
@@ -310,18 +631,22 @@ class LogisticRegression:
 
     @property
     def mu(self) -> float:
+        """Strong-convexity modulus ``μ = λ``."""
         return float(self.lam)
 
     @property
     def beta(self) -> float:
+        """Smoothness ``β = x_norm²/4 + λ``."""
         return self.x_norm**2 / 4.0 + self.lam
 
     @property
     def L(self) -> float:
+        """Lipschitz constant ``x_norm + λ·radius`` on ``W``."""
         return self.x_norm + self.lam * self.radius
 
     @property
     def D(self) -> float:
+        """Diameter ``2·radius`` of ``W``."""
         return 2.0 * self.radius
 
     def _newton(self) -> np.ndarray:
@@ -341,19 +666,69 @@ class LogisticRegression:
         return w
 
     def F(self, w) -> np.ndarray:
-        """Exact population risk ``Σ_a P(z = a) softplus(−⟨w, a⟩) + (λ/2)‖w‖²`` over the ``2^d`` vertices."""
+        """Exact population risk ``Σ_a P(z = a) softplus(−⟨w, a⟩) + (λ/2)‖w‖²`` over the ``2^d`` vertices.
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w)``, shape ``w.shape[:-1]``.
+        """
         w = np.asarray(w, float)
         m = w @ self._A.T  # (..., 2^d)
         softplus = np.logaddexp(0.0, -m)
         return softplus @ self._p + 0.5 * self.lam * np.sum(w * w, axis=-1)
 
     def excess(self, w) -> np.ndarray:
+        """``F(w) − F⋆`` (exact enumeration).
+
+        Parameters
+        ----------
+        w : array_like
+            Points of shape ``(..., d)`` (host arrays).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``F(w) − F⋆``, shape ``w.shape[:-1]``.
+        """
         return self.F(w) - self.F_star
 
     def check_silos(self, N: int) -> None:
+        """Accept any number of silos (the silos are i.i.d.).
+
+        Parameters
+        ----------
+        N : int
+            Number of silos of the simulation.
+        """
         return None
 
     def sample(self, bk, rng, seeds: int, N: int, n: int):
+        """``(seeds, N, n, d)`` int8 sign vectors of ``z = y x``, ``x`` uniform on the scaled hypercube.
+
+        Parameters
+        ----------
+        bk : Backend
+            The array backend (:func:`dptheory.backend.get_backend`).
+        rng : numpy.random.Generator or cupy.random.Generator
+            The backend generator the data are drawn from.
+        seeds : int
+            Number of independent data sets.
+        N : int
+            Number of silos.
+        n : int
+            Records per silo.
+
+        Returns
+        -------
+        array of int8
+            The data sets, shape ``(seeds, N, n, d)``, on the backend.
+        """
         xp = bk.xp
         signs = random_signs(rng, (seeds, N, n, self.d), xp)
         scale = self.x_norm / math.sqrt(self.d)
@@ -370,12 +745,58 @@ class LogisticRegression:
         return coef[..., None] * zf
 
     def mean_gradient(self, w, batch, xp):
+        """``(1/K) Σ_k ∇f(w, z_k) = −(1/K) Σ_k sigmoid(−⟨w, z_k⟩)·z_k + λw`` for every silo.
+
+        Parameters
+        ----------
+        w : array
+            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``).
+        batch : array of int8
+            The mini-batch of every silo (sign vectors of ``z``), shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
+        """
         zf = _as_float(batch, xp)
         return xp.mean(self._per_record(w, zf, xp), axis=-2) + self.lam * w
 
     def sample_gradient(self, w, record, xp):
+        """``∇f(w, z) = −sigmoid(−⟨w, z⟩)·z + λw`` for one record per silo, for local SGD.
+
+        Parameters
+        ----------
+        w : array
+            Iterates of every silo, shape ``(..., N, d)``.
+        record : array of int8
+            One record (sign vector of ``z``) per silo, shape ``(..., N, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The per-record gradients, shape ``(..., N, d)``.
+        """
         zf = _as_float(record, xp)[..., None, :]
         return self._per_record(w, zf, xp)[..., 0, :] + self.lam * w
 
     def project(self, w, xp):
+        """Projection onto ``W = B(0, radius)`` (:func:`project_ball`).
+
+        Parameters
+        ----------
+        w : array
+            Points of shape ``(..., d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The projected points, shape of ``w``.
+        """
         return project_ball(w, self.radius, xp)

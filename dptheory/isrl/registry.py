@@ -144,6 +144,19 @@ class RateValue:
     ``value`` is the sum of the terms (``float(rv)`` gives it); ``terms`` their values; ``hypotheses`` the
     theorem's conditions at the point (a :class:`~dptheory.hypotheses.TheoremCheck`: a value outside the
     theorem's regime is returned, never silently, and ``rv.hypotheses.require()`` raises there).
+
+    Attributes
+    ----------
+    key : str
+        Registry key of the rate or round complexity.
+    value : float
+        The sum of the terms (``float(rv)``).
+    terms : mapping of str to float
+        The value of each term, by name.
+    hypotheses : TheoremCheck
+        The theorem's conditions at the point.
+    params : mapping of str to float
+        The point: the values given, by symbol name.
     """
 
     key: str
@@ -162,8 +175,10 @@ class RateValue:
 
     @property
     def unchecked(self) -> tuple[str, ...]:
-        """The conditions that could not be checked (an assumption in words, or a relation whose symbols
-        were not given)."""
+        """The conditions that could not be checked.
+
+        An assumption in words, or a relation whose symbols were not given.
+        """
         return self.hypotheses.unchecked
 
     @property
@@ -202,21 +217,49 @@ class _Formula(SymbolicRate):
 
     @property
     def source(self) -> str:
+        """Where the paper states it: the seed, the theorem and, if any, the equation."""
         eq = getattr(self, "equation", "")
         return f"{_PAPER}, {self.theorem}" + (f", eq. {eq}" if eq else "")
 
     def check(self, **params) -> TheoremCheck:
-        """The theorem's conditions at ``params`` (positive numbers, names as in :data:`SYMBOLS`): relations
-        whose symbols are all given are checked, the rest listed as unchecked."""
+        """The theorem's conditions at ``params``.
+
+        Relations whose symbols are all given are checked, the rest listed as unchecked.
+
+        Parameters
+        ----------
+        **params : float
+            Positive numbers, by symbol name (names as in :data:`SYMBOLS`).
+
+        Returns
+        -------
+        TheoremCheck
+            The checked, failed and unchecked conditions.
+        """
         return check_hypotheses(self.theorem, self.conditions, SYMBOLS.numbers(params), _LABELS)
 
     def evaluate(self, **params) -> RateValue:
-        r"""The terms and their sum at ``params`` (positive numbers, by symbol name), with the theorem's
-        conditions there (:attr:`RateValue.hypotheses`, :attr:`RateValue.violated`).
+        r"""The terms and their sum at ``params``, with the theorem's conditions there.
 
+        The conditions are in :attr:`RateValue.hypotheses` and :attr:`RateValue.violated`.
         Raises :class:`ValueError` naming any unknown or missing parameter and any non-positive value.
         Parameters the expression does not contain are allowed (they serve the conditions, e.g. ``delta0``
         for ``ε0 ≤ 2 ln(2/δ0)`` when ``logs="none"``).
+
+        Parameters
+        ----------
+        **params : float
+            Positive numbers, by symbol name (:data:`SYMBOLS`).
+
+        Returns
+        -------
+        RateValue
+            The sum, the terms and the conditions at the point.
+
+        Raises
+        ------
+        ValueError
+            If a parameter is unknown, missing or not positive.
         """
         values = SYMBOLS.numbers(params)
         terms, missing = {}, set()
@@ -240,6 +283,25 @@ class _Formula(SymbolicRate):
         Without ``params``: a simplified sympy expression on the non-trivial branch of every
         ``min{1, ·}`` (an exact ``Rational`` for a power law). With ``params`` (all the symbols it needs): a
         float at that point, on the active branch of every ``min``/``max``.
+
+        Parameters
+        ----------
+        var : str or sympy.Symbol
+            The variable, a name or one of :data:`SYMBOLS`.
+        term : str, optional
+            A term name (``"stat"``, ``"priv"``, ``"hetero"``); default: the sum of the terms.
+        **params : float
+            Positive numbers, by symbol name: the point (every symbol the expression needs).
+
+        Returns
+        -------
+        sympy.Expr or float
+            The symbolic elasticity, or its value at ``params``.
+
+        Raises
+        ------
+        ValueError
+            If ``var`` or ``term`` is unknown, or a value is missing at a point.
         """
         return self._slope(self._terms()[self._term_name(term)] if term is not None else self.expr, var, params)
 
@@ -256,20 +318,36 @@ class Rate(_Formula):
 
     Attributes
     ----------
-    key : registry key, e.g. ``"isrl_iid_cvx_up"``.
-    theorem, equation : where the paper states it (``"Thm 2.1 (D.1, D.2)"``, ``"(4); (17), (19)"``).
-    setting : ``isrl_iid``, ``isrl_noniid``, ``isrl_erm``, ``sdp_iid``, ``sdp_noniid``, ``cdp``, ``ldp``,
+    key : str
+        Registry key, e.g. ``"isrl_iid_cvx_up"``.
+    theorem : str
+        Where the paper states it (``"Thm 2.1 (D.1, D.2)"``).
+    equation : str
+        The equation(s) it is printed in (``"(4); (17), (19)"``).
+    setting : str
+        ``isrl_iid``, ``isrl_noniid``, ``isrl_erm``, ``sdp_iid``, ``sdp_noniid``, ``cdp``, ``ldp``,
         ``user_isrl`` or ``unbalanced``.
-    loss : ``convex``, ``sc``, ``smooth_convex`` or ``smooth_sc``.
-    kind : ``upper`` or ``lower``.
-    terms : name -> sympy expression, names among ``stat`` (non-private / generalisation), ``priv``
+    loss : str
+        ``convex``, ``sc``, ``smooth_convex`` or ``smooth_sc``.
+    kind : {"upper", "lower"}
+        An upper or a lower bound.
+    terms : mapping of str to sympy.Expr
+        Name -> sympy expression, names among ``stat`` (non-private / generalisation), ``priv``
         (privacy) and ``hetero`` (silo heterogeneity, zero at ``M = N``).
-    conditions : sympy relations (checked by :meth:`evaluate`) and strings (assumptions in words).
-    notation : ``"O~"``, ``"Omega~"``, ``"lesssim"``, ``"O"``, ``"Theta"`` or ``"explicit"``.
-    constants_hidden : whether absolute constants are dropped (``False`` only for explicit constants).
-    logs, variant : the ``logs=`` and ``variant=`` it was built with.
-    corrections : each errata 002 §8 correction the corrected form applies (the printed form: ``variant="paper"``).
-    notes : remarks (what the terms mean, reductions, caveats).
+    conditions : tuple, default ()
+        Sympy relations (checked by :meth:`evaluate`) and strings (assumptions in words).
+    notation : str, default "O~"
+        ``"O~"``, ``"Omega~"``, ``"lesssim"``, ``"O"``, ``"Theta"`` or ``"explicit"``.
+    constants_hidden : bool, default True
+        Whether absolute constants are dropped (``False`` only for explicit constants).
+    logs : {"paper", "none"}, default "paper"
+        The ``logs=`` it was built with.
+    variant : {"corrected", "paper"}, default "corrected"
+        The ``variant=`` it was built with.
+    corrections : tuple of str, default ()
+        Each errata 002 §8 correction the corrected form applies (the printed form: ``variant="paper"``).
+    notes : str, default ""
+        Remarks (what the terms mean, reductions, caveats).
     """
 
     key: str
@@ -302,16 +380,51 @@ class Rate(_Formula):
         return self.terms
 
     def term_slopes(self, var) -> dict[str, sp.Expr]:
-        """Symbolic elasticity of each term in ``var`` (non-trivial branch)."""
+        """Symbolic elasticity of each term in ``var`` (non-trivial branch).
+
+        Parameters
+        ----------
+        var : str or sympy.Symbol
+            The variable, a name or one of :data:`SYMBOLS`.
+
+        Returns
+        -------
+        dict of str to sympy.Expr
+            The elasticity of each term, by term name.
+        """
         return {k: self.slope(var, term=k) for k in self.terms}
 
     def dominant_term(self, **params) -> str:
-        """Name of the largest term at ``params``."""
+        """Name of the largest term at ``params``.
+
+        Parameters
+        ----------
+        **params : float
+            Positive numbers, by symbol name (:data:`SYMBOLS`).
+
+        Returns
+        -------
+        str
+            The name of the largest term (``"stat"``, ``"priv"`` or ``"hetero"``).
+        """
         return self.evaluate(**params).dominant
 
     def substitute(self, **values) -> "Rate":
-        r"""A copy with symbols replaced (numbers or sympy expressions, e.g. ``M=N`` or ``L=1``). Conditions
-        are substituted too; those that become true are dropped."""
+        r"""A copy with symbols replaced (numbers or sympy expressions, e.g. ``M=N`` or ``L=1``).
+
+        Conditions are substituted too; those that become true are dropped, and those that become false are
+        kept as a string saying so.
+
+        Parameters
+        ----------
+        **values : float or sympy.Expr
+            The replacement of each symbol, by name: a positive number or an expression in :data:`SYMBOLS`.
+
+        Returns
+        -------
+        Rate
+            The rate with the symbols replaced.
+        """
         subs = SYMBOLS.substitution(values)
         conds = []
         for c in self.conditions:
@@ -344,8 +457,35 @@ class Rate(_Formula):
 
 @dataclass(frozen=True, eq=False)
 class RoundComplexity(_Formula):
-    r"""A number of communication rounds ``R`` prescribed (or required) by a theorem: :attr:`expr` with
-    conditions, constants/log conventions and corrections as for :class:`Rate`."""
+    r"""A number of communication rounds ``R`` prescribed (or required) by a theorem.
+
+    :attr:`expr` with conditions, constants/log conventions and corrections as for :class:`Rate`.
+
+    Attributes
+    ----------
+    key : str
+        Registry key, e.g. ``"isrl_iid_cvx"``.
+    theorem : str
+        Where the paper states it.
+    equation : str
+        The equation or statement it is printed in.
+    rounds : sympy.Expr
+        The number of rounds ``R``.
+    conditions : tuple, default ()
+        Sympy relations (checked by :meth:`evaluate`) and strings (assumptions in words).
+    notation : str, default "="
+        ``"="`` (prescribed exactly), ``"O~"`` or ``"Omega~"``.
+    constants_hidden : bool, default False
+        Whether absolute constants are dropped.
+    logs : {"paper", "none"}, default "paper"
+        The ``logs=`` it was built with.
+    variant : {"corrected", "paper"}, default "corrected"
+        The ``variant=`` it was built with.
+    corrections : tuple of str, default ()
+        Each errata 002 §8 correction the corrected form applies.
+    notes : str, default ""
+        Remarks.
+    """
 
     key: str
     theorem: str
@@ -368,7 +508,20 @@ class RoundComplexity(_Formula):
         return {"rounds": self.rounds}
 
     def substitute(self, **values) -> "RoundComplexity":
-        """A copy with symbols replaced (numbers or sympy expressions)."""
+        """A copy with symbols replaced (numbers or sympy expressions).
+
+        Conditions are substituted too; those that become true are dropped.
+
+        Parameters
+        ----------
+        **values : float or sympy.Expr
+            The replacement of each symbol, by name: a positive number or an expression in :data:`SYMBOLS`.
+
+        Returns
+        -------
+        RoundComplexity
+            The round complexity with the symbols replaced.
+        """
         subs = SYMBOLS.substitution(values)
         conds = [c if isinstance(c, str) else c.subs(subs) for c in self.conditions]
         conds = [c for c in conds if not (isinstance(c, sp.Basic) and c == sp.true)]
@@ -688,7 +841,25 @@ def _registry(logs: str, variant: str) -> dict[str, Rate]:
 
 
 def rates(logs: str = "paper", variant: str = "corrected") -> dict[str, Rate]:
-    r"""The registry: registry key -> :class:`Rate` (a fresh dict; the Rate objects are immutable)."""
+    r"""The registry: registry key -> :class:`Rate` (a fresh dict; the Rate objects are immutable).
+
+    Parameters
+    ----------
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed in the theorems, or dropped.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected rates, or the printed ones.
+
+    Returns
+    -------
+    dict of str to Rate
+        Every rate, by registry key.
+
+    Raises
+    ------
+    ValueError
+        If ``logs`` or ``variant`` is unknown.
+    """
     return dict(_registry(_check_logs(logs), check_variant(variant)))
 
 
@@ -699,8 +870,30 @@ def _lookup(table: Mapping, key: str, what: str):
 
 
 def rate(key: str, logs: str = "paper", variant: str = "corrected") -> Rate:
-    r"""One rate by registry key (:func:`rates` lists them), with the log factors as printed
-    (``logs="paper"``) or dropped (``"none"``), corrected (default) or as printed (``variant="paper"``)."""
+    r"""One rate by registry key (:func:`rates` lists them).
+
+    With the log factors as printed (``logs="paper"``) or dropped (``"none"``), corrected (default) or as
+    printed (``variant="paper"``).
+
+    Parameters
+    ----------
+    key : str
+        Registry key, e.g. ``"isrl_iid_cvx_up"``.
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected rate, or the printed one.
+
+    Returns
+    -------
+    Rate
+        The rate.
+
+    Raises
+    ------
+    ValueError
+        If ``key``, ``logs`` or ``variant`` is unknown.
+    """
     return _lookup(_registry(_check_logs(logs), check_variant(variant)), key, "rate")
 
 
@@ -795,21 +988,76 @@ def _round_registry(logs: str, variant: str) -> dict[str, RoundComplexity]:
 
 
 def round_complexities(logs: str = "paper", variant: str = "corrected") -> dict[str, RoundComplexity]:
-    r"""Every round complexity: key -> :class:`RoundComplexity` (errata 002 §3, end of §4.10, C17, C18)."""
+    r"""Every round complexity: key -> :class:`RoundComplexity` (errata 002 §3, end of §4.10, C17, C18).
+
+    Parameters
+    ----------
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected round counts, or the printed ones.
+
+    Returns
+    -------
+    dict of str to RoundComplexity
+        Every round complexity, by key (a fresh dict).
+
+    Raises
+    ------
+    ValueError
+        If ``logs`` or ``variant`` is unknown.
+    """
     return dict(_round_registry(_check_logs(logs), check_variant(variant)))
 
 
 def rounds(key: str, logs: str = "paper", variant: str = "corrected") -> RoundComplexity:
-    r"""One round complexity by key (:func:`round_complexities` lists them)."""
+    r"""One round complexity by key (:func:`round_complexities` lists them).
+
+    Parameters
+    ----------
+    key : str
+        Round-complexity key, e.g. ``"isrl_iid_cvx"``.
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected round count, or the printed one.
+
+    Returns
+    -------
+    RoundComplexity
+        The round complexity.
+
+    Raises
+    ------
+    ValueError
+        If ``key``, ``logs`` or ``variant`` is unknown.
+    """
     return _lookup(_round_registry(_check_logs(logs), check_variant(variant)), key, "round-complexity")
 
 
 def smoothing_beta(key: str, logs: str = "paper") -> sp.Expr:
-    r"""The Moreau-smoothing parameter ``β`` the non-smooth proofs choose (errata 002 §3.1, §3.3):
+    r"""The Moreau-smoothing parameter ``β`` the non-smooth proofs choose (errata 002 §3.1, §3.3).
 
     ``"isrl_iid_cvx"``: ``(L√M/D)·min{√n, ε0 n/√d}`` (solves ``L²/β`` = the rate); ``"isrl_iid_sc"``:
     ``μM/(1/n + d ln(1/δ0)/(ε0²n²))``; ``"isrl_erm_cvx"``: ``ε0 n √M L/(√d D)`` (Thm F.2, printed
     ``ε0 n√(ML)/√(dD)``, errata 002 §8 #6); ``"isrl_erm_sc"``: ``μ M ε0² n²/d``.
+
+    Parameters
+    ----------
+    key : {"isrl_iid_cvx", "isrl_iid_sc", "isrl_erm_cvx", "isrl_erm_sc"}
+        The setting.
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped.
+
+    Returns
+    -------
+    sympy.Expr
+        The smoothing parameter β.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` or ``logs`` is unknown.
     """
     lg = _lg_factory(_check_logs(logs))
     table = {
@@ -835,13 +1083,42 @@ def _side(r: _Formula, side) -> sp.Expr:
 
 
 def crossover(key, a="stat", b="priv", *, solve_for="d", logs: str = "paper", variant: str = "corrected", **params):
-    r"""Where two terms of a rate are equal, solved for one parameter (e.g. the dimension below which
-    "privacy is free").
+    r"""Where two terms of a rate are equal, solved for one parameter.
+
+    For example the dimension below which "privacy is free".
 
     ``a``/``b`` are term names or sympy expressions/numbers (e.g. ``L*D``, the trivial bound). Work is on
     the non-trivial branch of each ``min{1, ·}``. Without ``params``: the positive symbolic solution; with
     values for every other symbol: a float (the smallest crossing in ``(1e-300, 1e300)``). Raises
     :class:`ValueError` when the terms never cross or when values are missing.
+
+    Parameters
+    ----------
+    key : str or Rate
+        Registry key or a :class:`Rate` (or :class:`RoundComplexity`).
+    a : str or sympy.Expr or float, default "stat"
+        One side: a term name, or an expression or number.
+    b : str or sympy.Expr or float, default "priv"
+        The other side.
+    solve_for : str, default "d"
+        The symbol to solve for (by name).
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped (for a key).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected rate, or the printed one (for a key).
+    **params : float
+        Positive values of every other symbol, by name, for a numeric crossing.
+
+    Returns
+    -------
+    sympy.Expr or list of sympy.Expr or float
+        The positive symbolic solution (a list if there are several), or the smallest crossing at ``params``.
+
+    Raises
+    ------
+    ValueError
+        If ``solve_for`` appears in neither side or is given a value, there is no (closed-form) solution, the
+        terms never cross, or values are missing.
     """
     r = _as_rate(key, logs, variant)
     x = SYMBOLS.symbol(solve_for)
@@ -887,14 +1164,67 @@ def crossover(key, a="stat", b="priv", *, solve_for="d", logs: str = "paper", va
 
 
 def dominant_term(key, *, logs: str = "paper", variant: str = "corrected", **params) -> str:
-    r"""Name of the largest term of a rate (key or :class:`Rate`) at ``params``."""
+    r"""Name of the largest term of a rate (key or :class:`Rate`) at ``params``.
+
+    Parameters
+    ----------
+    key : str or Rate
+        Registry key or a :class:`Rate`.
+    logs : {"paper", "none"}, default "paper"
+        Log factors as printed, or dropped (for a key).
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected rate, or the printed one (for a key).
+    **params : float
+        Positive numbers, by symbol name (:data:`SYMBOLS`).
+
+    Returns
+    -------
+    str
+        The name of the largest term.
+    """
     return _as_rate(key, logs, variant).evaluate(**params).dominant
 
 
 # -- Figure 3 ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Figure3Row:
-    r"""One row of Fig. 3: upper/lower bound (by term), references, rounds, corrections, values at a point."""
+    r"""One row of Fig. 3: upper/lower bound (by term), references, rounds, corrections, values at a point.
+
+    Attributes
+    ----------
+    problem : str
+        The FL problem, e.g. ``"ISRL-DP i.i.d. SCO"``.
+    loss : str
+        The loss class, e.g. ``"Convex"``.
+    upper : sympy.Expr
+        The upper bound (sum of its terms) at Fig. 3's conventions.
+    lower : sympy.Expr
+        The lower bound (sum of its terms), on the non-trivial branch.
+    upper_terms : mapping of str to sympy.Expr
+        The upper bound's terms, by name.
+    lower_terms : mapping of str to sympy.Expr
+        The lower bound's terms, by name.
+    upper_ref : str
+        The reference Fig. 3 gives for the upper bound.
+    lower_ref : str
+        The reference Fig. 3 gives for the lower bound.
+    upper_key : str
+        Registry key of the upper bound.
+    lower_key : str
+        Registry key of the lower bound.
+    rounds : sympy.Expr
+        The round complexity of the row's algorithm.
+    rounds_ref : str
+        Its theorem.
+    prior_rounds : sympy.Expr or None, default None
+        The round complexity of prior work, if Fig. 3 gives one.
+    prior_rounds_ref : str, default ""
+        Its reference.
+    corrections : tuple of str, default ()
+        The corrections of the row's printed cells.
+    values : mapping of str to float or None, default None
+        The cells' values at the table's point (``"upper"``, ``"lower"``, ``"rounds"``, ``"prior_rounds"``).
+    """
 
     problem: str
     loss: str
@@ -953,8 +1283,21 @@ def _fig_terms(r: Rate, C_one: bool) -> dict[str, sp.Expr]:
 
 
 class Figure3Table:
-    r"""Fig. 3 of seed 002 rebuilt from the registry: a sequence of :class:`Figure3Row` with
-    :meth:`render_markdown`."""
+    r"""Fig. 3 of seed 002 rebuilt from the registry: a sequence of :class:`Figure3Row`.
+
+    Rendered by :meth:`render_markdown`; built by :func:`figure3_table`.
+
+    Parameters
+    ----------
+    rows : iterable of Figure3Row
+        The rows.
+    params : dict or None
+        The point the rows' values are at, or ``None``.
+    logs : {"paper", "none"}
+        The ``logs=`` the table was built with.
+    variant : {"corrected", "paper"}
+        The ``variant=`` the table was built with.
+    """
 
     def __init__(self, rows, params, logs, variant):
         self.rows = tuple(rows)
@@ -972,7 +1315,13 @@ class Figure3Table:
         return self.rows[i]
 
     def render_markdown(self) -> str:
-        r"""The table as GitHub markdown: cells, references, rounds, corrected cells marked † with footnotes."""
+        r"""The table as GitHub markdown: cells, references, rounds, corrected cells marked † with footnotes.
+
+        Returns
+        -------
+        str
+            The markdown, ending with a newline.
+        """
         head = ("FL problem", "Loss", "Excess-risk upper bound", "Excess-risk lower bound", "Rounds R (ours)",
                 "Rounds R (prior)")
         cols = list(head)
@@ -1036,13 +1385,33 @@ def _pretty_sum(terms: Mapping[str, sp.Expr]) -> str:
 
 
 def figure3_table(params: Mapping | None = None, logs: str = "none", variant: str = "corrected") -> Figure3Table:
-    r"""Fig. 3 (rates and round complexity against prior work) rebuilt from the registry at Fig. 3's
-    conventions (:data:`FIGURE3_CONVENTIONS`; ``C = 1`` in the i.i.d. and ERM lower bounds).
+    r"""Fig. 3 (rates and round complexity against prior work) rebuilt from the registry.
+
+    Built at Fig. 3's conventions (:data:`FIGURE3_CONVENTIONS`; ``C = 1`` in the i.i.d. and ERM lower bounds).
 
     ``variant="paper"`` shows the three cells Fig. 3 prints wrongly (``√(κd)`` twice, ``√(NC²)``) as
     printed; every row lists the corrections its corrected cells apply. With ``params`` (values for ``n``,
     ``N``, ``d``, ``eps0``, ``eps``, ``delta0``, ``delta``, ``kappa`` as needed) each row carries the values of
     its cells.
+
+    Parameters
+    ----------
+    params : mapping of str to float, optional
+        Values of the symbols, by name; each row then carries its cells' values.
+    logs : {"none", "paper"}, default "none"
+        Log factors dropped (Fig. 3 "omit logs"), or as printed.
+    variant : {"corrected", "paper"}, default "corrected"
+        The corrected cells, or the three wrongly printed cells as printed.
+
+    Returns
+    -------
+    Figure3Table
+        The ten rows.
+
+    Raises
+    ------
+    ValueError
+        If ``logs`` or ``variant`` is unknown, or ``params`` lacks a value a row needs.
     """
     _check_logs(logs)
     check_variant(variant)

@@ -116,14 +116,47 @@ def _rounds(schedule: Schedule) -> tuple[int, np.ndarray, np.ndarray]:
 
 
 def sc_schedule(problem, *, R: int, sigma2: float, M: float, r0: float | None = None) -> Schedule:
-    """:func:`stich_schedule` for a strongly convex problem with Thm D.1's constants ``c = dσ²/M + L²`` and
-    ``r₀ = D²`` (``‖w₀ − w⋆‖² ≤ D²``; ``w⋆`` is unknown to the algorithm)."""
+    """:func:`stich_schedule` for a strongly convex problem with Thm D.1's constants.
+
+    ``c = dσ²/M + L²`` and ``r₀ = D²`` (``‖w₀ − w⋆‖² ≤ D²``; ``w⋆`` is unknown to the algorithm).
+
+    Parameters
+    ----------
+    problem : SCQuadratic or LogisticRegression
+        The problem (its ``d``, ``L``, ``mu``, ``beta`` and ``D``).
+    R : int
+        Number of rounds.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    M : float
+        (Harmonic) number of participating silos.
+    r0 : float, optional
+        ``r₀``; default ``D²``.
+
+    Returns
+    -------
+    Schedule
+        The constant step and the weights ``γ_r/Γ_R`` at ``R``.
+    """
     c = problem.d * _check_sigma2(sigma2) / M + problem.L**2
     return stich_schedule(R=R, mu=problem.mu, beta=problem.beta, c=c, r0=problem.D**2 if r0 is None else r0)
 
 
 def convex_schedule(*, R: int, eta: float) -> Schedule:
-    """Constant ``η`` and uniform weights ``γ_r = 1/R`` (Thm D.1, convex) at a given ``R``."""
+    """Constant ``η`` and uniform weights ``γ_r = 1/R`` (Thm D.1, convex) at a given ``R``.
+
+    Parameters
+    ----------
+    R : int
+        Number of rounds, >= 1.
+    eta : float in (0, inf)
+        The constant step size.
+
+    Returns
+    -------
+    Schedule
+        ``R``, ``η`` and uniform weights.
+    """
     R = check_int("R", R, 1)
     eta = check_in_interval("eta", eta, 0.0)
     return Schedule(float(R), eta, None, f"constant eta, gamma_r = 1/R (R = {R})")
@@ -138,6 +171,21 @@ class ISRLResult:
 
     ``diagnostics``: ``projection_rate`` (fraction of seed-rounds where ``Π_W`` acted), ``noise_sq`` (per-seed
     mean of ``‖ū_r‖²``, the averaged noise the server sees), ``M`` (harmonic participation).
+
+    Attributes
+    ----------
+    mean : float
+        Mean excess risk across seeds.
+    stderr : float
+        Its standard error.
+    per_seed : numpy.ndarray
+        Excess risk ``F(ŵ) − F⋆`` of every seed.
+    w_hat : numpy.ndarray
+        The output ``ŵ`` of every seed, shape ``(seeds, d)``.
+    settings : dict
+        Every setting of the run (algorithm, problem, seeds, ``N``, ``n``, ``K``, ``R``, ``M``, ``sigma2``, …).
+    diagnostics : dict
+        ``projection_rate``, ``noise_sq`` (Noisy MB-SGD only) and ``M``, as above.
     """
 
     mean: float
@@ -153,7 +201,18 @@ class ISRLResult:
         return Estimate(self.mean, self.stderr, self.per_seed.size)
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Student-t confidence interval for the mean across seeds."""
+        """Student-t confidence interval for the mean across seeds.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default 0.95
+            Confidence level.
+
+        Returns
+        -------
+        tuple of float
+            ``(lower, upper)``.
+        """
         return self.estimate.interval(level)
 
     def __repr__(self) -> str:
@@ -277,6 +336,46 @@ def noisy_mbsgd(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Sch
     :func:`~dptheory.isrl.calibration.sigma2_noisy_mbsgd`); ``schedule`` gives ``η_r`` and ``γ_r``
     (:func:`sc_schedule`, :func:`convex_schedule`). Participation: all silos (default), a uniform subset of
     fixed size ``M``, or ``M_r ~ M_pmf`` on ``{1..N}`` then a uniform subset of size ``M_r``.
+
+    Parameters
+    ----------
+    problem : SCQuadratic or HardLinear or LogisticRegression
+        The problem (:mod:`dptheory.isrl.problems`).
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    K : int
+        Records each participating silo draws per round, with replacement.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    schedule : Schedule
+        Step sizes ``η_r`` (in ``(0, 2/β)``) and weights ``γ_r``; ``⌈R⌉`` rounds are run.
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    seeds : int, default 64
+        Number of independent runs (at least 2).
+    seed : int, default 0
+        Seed: data from the backend's ``rng(2·seed)``, the algorithm's draws from ``rng(2·seed + 1)``.
+    w0 : array_like, optional
+        Starting point, shape ``(d,)``; default 0.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`); default ``$DPTHEORY_BACKEND``, else NumPy.
+
+    Returns
+    -------
+    ISRLResult
+        Excess risk per seed, its mean and standard error, settings and diagnostics.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (both ``M`` and ``M_pmf`` given, a step size outside
+        ``(0, 2/β)``, …).
+    FloatingPointError
+        If an iterate becomes non-finite.
     """
     N, n, K, sigma2, seeds = _check_common(problem, N, n, K, sigma2, seeds)
     M_h, pmf, M_fixed = _participation(N, M, M_pmf)
@@ -298,7 +397,17 @@ def noisy_mbsgd(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Sch
 
 @dataclass(frozen=True, eq=False)
 class StabilityResult:
-    """``‖w_R − w'_R‖`` and ``‖ŵ − ŵ'‖`` per seed for two runs on neighbouring data sets with shared randomness."""
+    """``‖w_R − w'_R‖`` and ``‖ŵ − ŵ'‖`` per seed for two runs on neighbouring data sets with shared randomness.
+
+    Attributes
+    ----------
+    final : numpy.ndarray
+        ``‖w_R − w'_R‖`` of every seed.
+    averaged : numpy.ndarray
+        ``‖ŵ − ŵ'‖`` of every seed.
+    settings : dict
+        The settings of the runs.
+    """
 
     final: np.ndarray
     averaged: np.ndarray
@@ -311,21 +420,65 @@ class StabilityResult:
 
     @property
     def mean(self) -> float:
+        """The mean of ``final`` over seeds."""
         return self.estimate.value
 
     @property
     def stderr(self) -> float:
+        """The standard error of :attr:`mean`."""
         return self.estimate.stderr
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Student-t confidence interval for the mean of ``final`` across seeds."""
+        """Student-t confidence interval for the mean of ``final`` across seeds.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default 0.95
+            Confidence level.
+
+        Returns
+        -------
+        tuple of float
+            ``(lower, upper)``.
+        """
         return self.estimate.interval(level)
 
 
 def coupled_stability(problem, *, N: int, n: int, K: int, sigma2: float, schedule: Schedule, M: int | None = None,
                       seeds: int = 400, seed: int = 0, backend: str | None = None) -> StabilityResult:
-    """Lemma D.2's coupling: data ``X`` and ``X'`` differ in record 0 of silo 0 (a fresh draw); both runs of
-    Algorithm 2 use the same participation, indices and noise. Returns ``‖w_R − w'_R‖`` per seed."""
+    """Distance between two coupled runs of Algorithm 2 on neighbouring data sets (Lemma D.2).
+
+    Lemma D.2's coupling: data ``X`` and ``X'`` differ in record 0 of silo 0 (a fresh draw); both runs of
+    Algorithm 2 use the same participation, indices and noise. Returns ``‖w_R − w'_R‖`` per seed.
+
+    Parameters
+    ----------
+    problem : SCQuadratic or HardLinear or LogisticRegression
+        The problem (:mod:`dptheory.isrl.problems`).
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    K : int
+        Records each participating silo draws per round, with replacement.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    schedule : Schedule
+        Step sizes ``η_r`` and weights ``γ_r``.
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``.
+    seeds : int, default 400
+        Number of independent pairs of runs (at least 2).
+    seed : int, default 0
+        Seed: data from ``rng(2·seed)``, the algorithm's draws from ``rng(2·seed + 1)``.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    StabilityResult
+        ``‖w_R − w'_R‖`` and ``‖ŵ − ŵ'‖`` per seed.
+    """
     N, n, K, sigma2, seeds = _check_common(problem, N, n, K, sigma2, seeds)
     M_h, pmf, M_fixed = _participation(N, M, None)
     R, eta_h, omega_h = _rounds(schedule)
@@ -346,7 +499,58 @@ def coupled_stability(problem, *, N: int, n: int, K: int, sigma2: float, schedul
 def accelerated_noisy_mbsgd(problem, *, N: int, n: int, K: int, sigma2: float, alphas, etas, mu: float,
                             lam: float = 0.0, one_pass: bool = True, M: int | None = None, M_pmf=None,
                             seeds: int = 64, seed: int = 0, w0=None, backend: str | None = None) -> ISRLResult:
-    r"""Algorithm 1 (accelerated noisy MB-SGD, AC-SA) with one stage; see :func:`multistage_accelerated`."""
+    r"""Algorithm 1 (accelerated noisy MB-SGD, AC-SA) with one stage; see :func:`multistage_accelerated`.
+
+    ``lam > 0`` runs on ``f + (λ/2)‖w − w_0‖²`` (the convex case), and ``mu`` should then be ``λ``.
+
+    Parameters
+    ----------
+    problem : SCQuadratic or HardLinear or LogisticRegression
+        The problem (:mod:`dptheory.isrl.problems`).
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    K : int
+        Records per silo per round.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    alphas : array_like of float
+        ``α_r`` of every round, in ``(0, 1]``.
+    etas : array_like of float
+        ``η_r ≥ 0`` of every round (as many as ``alphas``), with ``μ + η_r > 0``.
+    mu : float in [0, inf)
+        The ``μ`` of the AC-SA step.
+    lam : float in [0, inf), default 0.0
+        ``λ`` of the added regulariser ``(λ/2)‖w − w_0‖²``.
+    one_pass : bool, default True
+        Disjoint batches without replacement (round ``t`` uses records ``tK..(t+1)K − 1``; needs ``R·K ≤ n``),
+        else ``K`` records drawn with replacement each round (ERM).
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    seeds : int, default 64
+        Number of independent runs (at least 2).
+    seed : int, default 0
+        Seed: data from ``rng(2·seed)``, the algorithm's draws from ``rng(2·seed + 1)``.
+    w0 : array_like, optional
+        Starting point, shape ``(d,)``; default 0.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    ISRLResult
+        Excess risk of ``w^ag`` per seed, settings and diagnostics.
+
+    Raises
+    ------
+    ValueError
+        If ``R·K > n`` in one pass, or ``alphas``/``etas`` or another argument lies outside its range.
+    FloatingPointError
+        If an iterate becomes non-finite.
+    """
     return _accelerated(problem, [(np.asarray(alphas, float), np.asarray(etas, float))], N=N, n=n, K=K,
                         sigma2=sigma2, mu=mu, lam=lam, one_pass=one_pass, M=M, M_pmf=M_pmf, seeds=seeds,
                         seed=seed, w0=w0, backend=backend, name="accelerated MB-SGD (Alg. 1)")
@@ -355,9 +559,56 @@ def accelerated_noisy_mbsgd(problem, *, N: int, n: int, K: int, sigma2: float, a
 def multistage_accelerated(problem, *, N: int, n: int, K: int, sigma2: float, stages, mu: float,
                            one_pass: bool = True, M: int | None = None, M_pmf=None, seeds: int = 64, seed: int = 0,
                            w0=None, backend: str | None = None) -> ISRLResult:
-    r"""Multi-stage Algorithm 1 (App. E.1): stage ``k`` runs ``R_k`` rounds with ``α_r = 2/(r+1)``, ``η_r =
-    4ν_k/(r(r+1))`` from ``q_{k−1}`` (``q_0 = w_0``, errata 002 §8.18) and returns ``q_k = w^ag``; ``stages``: :class:`~dptheory.isrl.calibration.Stage` objects
-    (:func:`~dptheory.isrl.calibration.multi_stage_schedule`) or ``(R_k, ν_k)`` pairs. One-pass: every round uses a fresh disjoint batch, ``Σ R_k ≤ n/K``."""
+    r"""Multi-stage Algorithm 1 (App. E.1) on given stages ``(R_k, ν_k)``.
+
+    Stage ``k`` runs ``R_k`` rounds with ``α_r = 2/(r+1)``, ``η_r = 4ν_k/(r(r+1))`` from ``q_{k−1}``
+    (``q_0 = w_0``, errata 002 §8.18) and returns ``q_k = w^ag``; ``stages``:
+    :class:`~dptheory.isrl.calibration.Stage` objects (:func:`~dptheory.isrl.calibration.multi_stage_schedule`)
+    or ``(R_k, ν_k)`` pairs. One-pass: every round uses a fresh disjoint batch, ``Σ R_k ≤ n/K``.
+
+    Parameters
+    ----------
+    problem : SCQuadratic or HardLinear or LogisticRegression
+        The problem (:mod:`dptheory.isrl.problems`).
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    K : int
+        Records per silo per round.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    stages : iterable of Stage or tuple of (int, float)
+        The stages ``(R_k, ν_k)``.
+    mu : float in [0, inf)
+        The ``μ`` of the AC-SA step.
+    one_pass : bool, default True
+        Disjoint batches without replacement (``Σ R_k·K ≤ n``), else with replacement (ERM).
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    seeds : int, default 64
+        Number of independent runs (at least 2).
+    seed : int, default 0
+        Seed: data from ``rng(2·seed)``, the algorithm's draws from ``rng(2·seed + 1)``.
+    w0 : array_like, optional
+        Starting point ``q_0``, shape ``(d,)``; default 0.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    ISRLResult
+        Excess risk of the last stage's ``q_U`` per seed, settings and diagnostics.
+
+    Raises
+    ------
+    ValueError
+        If ``Σ R_k·K > n`` in one pass, or another argument lies outside its range.
+    FloatingPointError
+        If an iterate becomes non-finite.
+    """
     st = [acsa_steps(R, nu=nu) for R, nu in ((s.R, s.nu) if isinstance(s, Stage) else s for s in stages)]
     return _accelerated(problem, st, N=N, n=n, K=K, sigma2=sigma2, mu=mu, lam=0.0, one_pass=one_pass, M=M,
                         M_pmf=M_pmf, seeds=seeds, seed=seed, w0=w0, backend=backend,
@@ -433,10 +684,54 @@ def _accelerated(problem, stages, *, N, n, K, sigma2, mu, lam, one_pass, M, M_pm
 
 def local_sgd(problem, *, N: int, n: int, R: int, K: int, sigma2: float, eta: float, M: int | None = None,
               M_pmf=None, seeds: int = 64, seed: int = 0, w0=None, backend: str | None = None) -> ISRLResult:
-    r"""ISRL-DP Local SGD (App. I): each participating silo takes ``K`` steps ``w ← w − η(∇f(w, x) + u)``, one
-    record drawn uniformly per step, ``u ~ N(0, σ²I)``; the server averages the silos' last iterates and
-    projects onto ``W`` (App. I does not project; ``W`` is large enough here that this rarely acts). Output
-    ``w_R``. The App. I calibration is ``σ² = 8L²RK ln(1/δ0)/(ε0²n²)``."""
+    r"""ISRL-DP Local SGD (App. I), the baseline of the experiments.
+
+    Each participating silo takes ``K`` steps ``w ← w − η(∇f(w, x) + u)``, one record drawn uniformly per
+    step, ``u ~ N(0, σ²I)``; the server averages the silos' last iterates and projects onto ``W`` (App. I does
+    not project; ``W`` is large enough here that this rarely acts). Output ``w_R``. The App. I calibration is
+    ``σ² = 8L²RK ln(1/δ0)/(ε0²n²)``.
+
+    Parameters
+    ----------
+    problem : SCQuadratic or HardLinear or LogisticRegression
+        The problem (:mod:`dptheory.isrl.problems`).
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    R : int
+        Number of rounds, >= 1.
+    K : int
+        Local steps per round.
+    sigma2 : float in [0, inf)
+        Per-coordinate variance σ² of the noise of every local step.
+    eta : float
+        The local step size, in ``(0, 2/β)``.
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    seeds : int, default 64
+        Number of independent runs (at least 2).
+    seed : int, default 0
+        Seed: data from ``rng(2·seed)``, the algorithm's draws from ``rng(2·seed + 1)``.
+    w0 : array_like, optional
+        Starting point, shape ``(d,)``; default 0.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    ISRLResult
+        Excess risk of ``w_R`` per seed, settings and diagnostics.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    FloatingPointError
+        If an iterate becomes non-finite.
+    """
     N, n, K, sigma2, seeds = _check_common(problem, N, n, K, sigma2, seeds)
     R = check_int("R", R, 1)
     M_h, pmf, M_fixed = _participation(N, M, M_pmf)
@@ -486,8 +781,42 @@ def _A_coefficients(schedule: Schedule) -> tuple[float, np.ndarray]:
 
 def quadratic_expected_excess(problem: SCQuadratic, *, N: int, n: int, K: int, sigma2: float, schedule: Schedule,
                               M: int | None = None, M_pmf=None, w0=None) -> float:
-    r"""Exact ``E[F(ŵ_R) − F⋆]`` of :func:`noisy_mbsgd` on :class:`SCQuadratic` (module docstring), over data,
-    participation, mini-batches and noise — valid while ``Π_W`` never acts (see ``projection_rate``)."""
+    r"""Exact ``E[F(ŵ_R) − F⋆]`` of :func:`noisy_mbsgd` on :class:`SCQuadratic` (module docstring).
+
+    The expectation is over data, participation, mini-batches and noise — valid while ``Π_W`` never acts (see
+    ``projection_rate``).
+
+    Parameters
+    ----------
+    problem : SCQuadratic
+        The quadratic problem.
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    K : int
+        Records each participating silo draws per round.
+    sigma2 : float in [0, inf)
+        Per-silo, per-coordinate noise variance σ².
+    schedule : Schedule
+        Step sizes ``η_r`` and weights ``γ_r``.
+    M : int, optional
+        Fixed number of participating silos, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    w0 : array_like, optional
+        Starting point, shape ``(d,)``; default 0.
+
+    Returns
+    -------
+    float
+        ``E[F(ŵ_R) − F⋆]``.
+
+    Raises
+    ------
+    ValueError
+        If ``problem`` is not an :class:`SCQuadratic`, or another argument lies outside its range.
+    """
     if not isinstance(problem, SCQuadratic):
         raise ValueError(f"problem must be an SCQuadratic (the exact expectation is for the quadratic), got {type(problem).__name__}")
     N, n, K, sigma2, _ = _check_common(problem, N, n, K, sigma2, 2)
@@ -501,10 +830,28 @@ def quadratic_expected_excess(problem: SCQuadratic, *, N: int, n: int, K: int, s
 
 
 def quadratic_expected_stability(problem: SCQuadratic, *, N: int, n: int, schedule: Schedule) -> float:
-    r"""Exact ``E‖w_R − w'_R‖`` of :func:`coupled_stability` on :class:`SCQuadratic` (no projection):
+    r"""Exact ``E‖w_R − w'_R‖`` of :func:`coupled_stability` on :class:`SCQuadratic` (no projection).
+
     ``E‖Δx‖·(1 − Π_r(1 − η_r))/(nN)``, with ``E‖Δx‖ = (2s/√d)·E√H``, ``H ~ Bin(d, ½)`` (coordinates where the
     two records differ). Every coupled difference is a non-negative multiple of ``Δx`` and
-    ``E[1{i ∈ S_r}/M_r] = 1/N`` for any participation, so the norm of the sum is the sum of the norms."""
+    ``E[1{i ∈ S_r}/M_r] = 1/N`` for any participation, so the norm of the sum is the sum of the norms.
+
+    Parameters
+    ----------
+    problem : SCQuadratic
+        The quadratic problem.
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    schedule : Schedule
+        Step sizes ``η_r``.
+
+    Returns
+    -------
+    float
+        ``E‖w_R − w'_R‖``.
+    """
     d = problem.d
     h = np.arange(d + 1)
     e_sqrt = float(np.sum(stats.binom.pmf(h, d, 0.5) * np.sqrt(h)))
@@ -513,9 +860,38 @@ def quadratic_expected_stability(problem: SCQuadratic, *, N: int, n: int, schedu
 
 def silo_sampling_mc(y, *, M: int | None = None, M_pmf=None, trials: int = 100_000, seed: int = 0,
                      backend: str | None = None) -> tuple[float, float]:
-    r"""Monte-Carlo ``E‖(1/M_r)Σ_{i∈S_r} y_i − ȳ‖²`` with the simulators' own subset sampler; returns
-    ``(mean, stderr)``. Lemma E.3/F.1: equals ``(N − M)/((N − 1)M)·(1/N)Σ‖y_i − ȳ‖²`` (fixed ``M``; for random
-    ``M_r`` with ``1/M = E[1/M_r]`` too)."""
+    r"""Monte-Carlo ``E‖(1/M_r)Σ_{i∈S_r} y_i − ȳ‖²`` with the simulators' own subset sampler.
+
+    Returns ``(mean, stderr)``. Lemma E.3/F.1: equals ``(N − M)/((N − 1)M)·(1/N)Σ‖y_i − ȳ‖²`` (fixed ``M``;
+    for random ``M_r`` with ``1/M = E[1/M_r]`` too).
+
+    Parameters
+    ----------
+    y : array_like
+        The silo vectors ``y_i``, shape ``(N, d)``.
+    M : int, optional
+        Fixed subset size, in ``[1, N]``; default ``N``. Not with ``M_pmf``.
+    M_pmf : array_like of float, optional
+        The law of ``M_r`` on ``{1..N}`` (length ``N``). Not with ``M``.
+    trials : int, default 100_000
+        Number of subsets drawn (at least 2).
+    seed : int, default 0
+        Seed of the backend generator.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    mean : float
+        The Monte-Carlo mean.
+    stderr : float
+        Its standard error.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not two-dimensional, or another argument lies outside its range.
+    """
     y = np.asarray(y, float)
     if y.ndim != 2:
         raise ValueError(f"y must be an (N, d) array, got shape {y.shape}")
@@ -544,6 +920,25 @@ def raw_random_numbers(*, seeds: int, N: int, n: int, d: int, K: int, R: int, ba
 
     The data signs ``(seeds, N, n, d)``, then per round the participation keys ``(seeds, N)``, the record
     indices ``(seeds, N, K)`` and the per-silo noise ``(seeds, N, d)``, in blocks of ``block`` rounds.
+
+    Parameters
+    ----------
+    seeds : int
+        Number of independent runs.
+    N : int
+        Number of silos.
+    n : int
+        Records per silo.
+    d : int
+        Dimension.
+    K : int
+        Records per silo per round.
+    R : int
+        Number of rounds.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+    block : int, default 100
+        Rounds drawn per block.
     """
     from .problems import random_signs  # noqa: PLC0415
 
