@@ -29,8 +29,18 @@ BACKENDS = ("numpy", "cupy", "array_api_strict")
 
 
 class MovedGenerator:
-    """NumPy's ``Generator`` whose draws come back as arrays of ``xp`` (array-api-strict): the numbers of the NumPy
-    backend for the same seed, delivered as a GPU generator delivers them (on the device, in its namespace)."""
+    """NumPy's ``Generator`` whose draws come back as arrays of ``xp`` (array-api-strict).
+
+    The numbers are those of the NumPy backend for the same seed, delivered as a GPU generator delivers them (on
+    the device, in its namespace).
+
+    Parameters
+    ----------
+    generator : numpy.random.Generator
+        The generator that draws the numbers.
+    xp : module
+        The array namespace the draws are moved into.
+    """
 
     _DRAWS = ("random", "standard_normal", "normal", "uniform", "integers", "choice", "permutation")
 
@@ -46,22 +56,71 @@ class MovedGenerator:
 
 @dataclass(frozen=True)
 class Backend:
-    """An array namespace ``xp`` plus how to seed a generator and return arrays to NumPy."""
+    """An array namespace ``xp`` plus how to seed a generator and return arrays to NumPy.
+
+    Attributes
+    ----------
+    name : {"numpy", "cupy", "array_api_strict"}
+        The backend's name (:data:`BACKENDS`).
+    xp : module
+        The array namespace the kernels compute in.
+    _native : module
+        The library whose ``random.default_rng`` seeds the generator (NumPy or CuPy).
+    """
 
     name: str
     xp: ModuleType
     _native: ModuleType
 
     def rng(self, seed: int):
-        """One generator per run (NumPy ``default_rng`` / CuPy ``random.default_rng`` / NumPy's moved into
-        array-api-strict, :class:`MovedGenerator`); same seed, same numbers; its draws are arrays of ``xp``."""
+        """One generator per run; same seed, same numbers; its draws are arrays of ``xp``.
+
+        NumPy ``default_rng`` / CuPy ``random.default_rng`` / NumPy's moved into array-api-strict
+        (:class:`MovedGenerator`).
+
+        Parameters
+        ----------
+        seed : int
+            The seed.
+
+        Returns
+        -------
+        numpy.random.Generator, cupy.random.Generator or MovedGenerator
+            The run's generator.
+        """
         generator = self._native.random.default_rng(seed)
         return MovedGenerator(generator, self.xp) if self.name == "array_api_strict" else generator
 
     def asarray(self, x, dtype=None):
+        """``x`` as an array of ``xp`` (``float64`` unless ``dtype`` is given).
+
+        Parameters
+        ----------
+        x : array_like
+            The data.
+        dtype : dtype, optional
+            The dtype; ``None`` (default) is ``xp.float64``.
+
+        Returns
+        -------
+        array
+            An array of ``xp``.
+        """
         return self.xp.asarray(x, dtype=dtype if dtype is not None else self.xp.float64)
 
     def to_numpy(self, x) -> np.ndarray:
+        """An array of ``xp`` moved back to NumPy (from the GPU for CuPy).
+
+        Parameters
+        ----------
+        x : array
+            An array of ``xp``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The same values as a NumPy array.
+        """
         if self.name == "cupy":
             return np.asarray(x.get())
         if self.name == "array_api_strict":
@@ -74,7 +133,25 @@ def _numpy() -> Backend:
 
 
 def get_backend(name: str | None = None) -> Backend:
-    """The backend called ``name`` (:data:`BACKENDS`), else ``$DPTHEORY_BACKEND``, else NumPy."""
+    """The backend called ``name`` (:data:`BACKENDS`), else ``$DPTHEORY_BACKEND``, else NumPy.
+
+    A requested CuPy that is not installed (or finds no GPU) falls back to NumPy with a :class:`RuntimeWarning`.
+
+    Parameters
+    ----------
+    name : {"numpy", "cupy", "array_api_strict"}, optional
+        The backend (case-insensitive); ``None`` (default) reads ``$DPTHEORY_BACKEND``, else ``"numpy"``.
+
+    Returns
+    -------
+    Backend
+        The backend.
+
+    Raises
+    ------
+    ValueError
+        For a name not in :data:`BACKENDS`.
+    """
     name = (name or os.environ.get("DPTHEORY_BACKEND") or "numpy").lower()
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")

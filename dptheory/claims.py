@@ -34,7 +34,9 @@ KINDS = {
 
 @dataclass(frozen=True)
 class Claim:
-    """One prediction against one measurement. Exactly one criterion:
+    """One prediction against one measurement.
+
+    Exactly one criterion:
 
     * ``rtol``: ``|measured − predicted| ≤ rtol·|predicted|`` (two deterministic routes);
     * ``interval``: ``predicted ∈ interval`` (a statistical measurement's confidence interval);
@@ -42,6 +44,40 @@ class Claim:
 
     ``kind`` (required) is one of :data:`KINDS`. ``"informational"`` claims (e.g. a paper's empirical slope
     from unstated settings) are reported but do not fail ``make verify``; one that does not hold is a finding.
+
+    Attributes
+    ----------
+    id : str
+        The claim id.
+    paper : str
+        The paper (seed) the claim is about.
+    where : str
+        Where in the paper the claimed result is.
+    statement : str
+        What is claimed, in words.
+    predicted : float
+        What the theorem predicts.
+    measured : float
+        What the independent route measured.
+    rtol : float or None, default None
+        Criterion ``|measured − predicted| ≤ rtol·|predicted|``.
+    interval : tuple of float or None, default None
+        Criterion ``predicted ∈ interval`` (the measurement's confidence interval).
+    bounds : tuple of float or None, default None
+        Criterion ``measured ∈ bounds`` (a theorem's lower and upper bound).
+    tolerance_why : str, default ""
+        Why the tolerance is what it is.
+    kind : str
+        One of :data:`KINDS` (required).
+    script : str, default ""
+        The verify script that wrote the claim (set by ``python -m verify``).
+    passed : bool
+        Whether the criterion holds (computed, not passed to the constructor).
+
+    Raises
+    ------
+    ValueError
+        For a ``kind`` not in :data:`KINDS`, or not exactly one of ``rtol``, ``interval`` and ``bounds``.
     """
 
     id: str
@@ -86,6 +122,7 @@ class Claim:
 
     @property
     def tolerance(self) -> str:
+        """The criterion as the report prints it (``"rel 1e-06"``, ``"CI [lo, hi]"`` or ``"bounds [lo, hi]"``)."""
         if self.rtol is not None:
             return f"rel {self.rtol:g}"
         lo, hi = self.interval if self.interval is not None else self.bounds
@@ -93,7 +130,15 @@ class Claim:
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and an atomic rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder and an atomic rename.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file to write; its folder is created if needed.
+    data : str or bytes
+        The contents (bytes are written in binary mode).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = "wb" if isinstance(data, bytes) else "w"
@@ -108,7 +153,15 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 
 def save_figure(fig, path: Path) -> None:
-    """``fig.savefig`` to a temporary file, then rename: never a half-written figure."""
+    """``fig.savefig`` to a temporary file, then rename: never a half-written figure.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (saved at 130 dpi, tight bounding box).
+    path : pathlib.Path or str
+        The file to write; its suffix picks the format and its folder is created if needed.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
@@ -126,7 +179,23 @@ def _fmt(x) -> str:
 
 
 def load_claims(path: Path) -> list[Claim]:
-    """The claims of a ``claims.json`` written by :func:`write_report` (each re-judged by its own criterion)."""
+    """The claims of a ``claims.json`` written by :func:`write_report` (each re-judged by its own criterion).
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The ``claims.json`` file.
+
+    Returns
+    -------
+    list of Claim
+        The claims.
+
+    Raises
+    ------
+    ValueError
+        For a file that predates claim kinds (no ``kind`` field).
+    """
     entries = json.loads(Path(path).read_text())
     if any("kind" not in e for e in entries):
         raise ValueError(f"{path} predates claim kinds (it has no 'kind' field): regenerate it with a full `make verify`")
@@ -140,7 +209,18 @@ _PLURAL = {"cross-check": "cross-checks", "paper": "reproductions of a paper's n
 
 
 def headline(claims: list[Claim]) -> str:
-    """The report's first line: passes per kind of evidence, then the informational comparisons and findings."""
+    """The report's first line: passes per kind of evidence, then the informational comparisons and findings.
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The claims of the run.
+
+    Returns
+    -------
+    str
+        The headline.
+    """
     passes = ", ".join(f"{sum(c.passed for c in group)}/{len(group)} {_PLURAL[kind]}"
                        for kind in _PLURAL if (group := [c for c in claims if c.kind == kind]))
     info = [c for c in claims if c.informational]
@@ -158,10 +238,22 @@ def _rows(group: list[Claim]) -> list[str]:
 
 
 def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = (), note: str = "") -> None:
-    """``claims.json`` (one entry per claim) and ``REPORT.md``: the headline per kind of evidence, then the
-    findings (informational comparisons that do not hold), then one table per kind (failures first), then
-    ``appendices`` (markdown sections such as a paper's rendered rate table); ``note`` is printed under the
-    headline."""
+    """Write ``claims.json`` (one entry per claim) and ``REPORT.md``.
+
+    ``REPORT.md`` has the headline per kind of evidence, then the findings (informational comparisons that do not
+    hold), then one table per kind (failures first), then ``appendices``.
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The claims of the run.
+    directory : pathlib.Path or str
+        The folder both files are written to (atomically).
+    appendices : tuple of str, default ()
+        Markdown sections appended to the report, such as a paper's rendered rate table.
+    note : str, default ""
+        Printed under the headline.
+    """
     directory = Path(directory)
     atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
     lines = [

@@ -79,7 +79,20 @@ _PROBLEMS = (MeanEstimation, LinearRegression, StronglyConvex)
 @dataclass(frozen=True)
 class Cell:
     """One entry: a ``value`` with the ``route`` that gave it, or ``value = None`` and ``why`` there is none.
-    ``upper`` marks a value that is an upper bound (the sensitivity was only bounded)."""
+
+    ``upper`` marks a value that is an upper bound (the sensitivity was only bounded).
+
+    Attributes
+    ----------
+    value : float, int or None
+        The value; ``None`` where there is none.
+    route : str, default ""
+        How the value was computed.
+    why : str, default ""
+        Why there is no value.
+    upper : bool, default False
+        Whether the value is only an upper bound.
+    """
 
     value: float | None
     route: str = ""
@@ -88,9 +101,33 @@ class Cell:
 
     @classmethod
     def absent(cls, why: str) -> "Cell":
+        """A cell with no value.
+
+        Parameters
+        ----------
+        why : str
+            Why there is none.
+
+        Returns
+        -------
+        Cell
+            ``Cell(None, why=why)``.
+        """
         return cls(None, why=why)
 
     def text(self, digits: int = 4) -> str:
+        """The cell as the table prints it (``"≤ "`` before an upper bound, ``"n/a (why)"`` without a value).
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Significant digits of a float.
+
+        Returns
+        -------
+        str
+            The rendered cell.
+        """
         if self.value is None:
             return f"n/a ({self.why})"
         if isinstance(self.value, int) or math.isinf(self.value):
@@ -98,13 +135,36 @@ class Cell:
         return ("≤ " if self.upper else "") + f"{self.value:.{digits}g}"
 
     def to_dict(self) -> dict:
+        """The cell as a dict (the JSON export).
+
+        Returns
+        -------
+        dict
+            ``value``, ``route``, ``why`` and ``upper_bound``.
+        """
         return {"value": self.value, "route": self.route, "why": self.why, "upper_bound": self.upper}
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A mechanism of one family and how it was chosen for the setting; ``mechanism = None`` with ``why`` when the
-    family has no member at this setting (e.g. BandMF above :data:`BANDMF_LIMIT`)."""
+    """A mechanism of one family and how it was chosen for the setting.
+
+    ``mechanism = None`` with ``why`` when the family has no member at this setting (e.g. BandMF above
+    :data:`BANDMF_LIMIT`).
+
+    Attributes
+    ----------
+    label : str
+        The row label.
+    family : str
+        The family (one of :data:`FAMILIES`, or ``"given"``).
+    mechanism : Mechanism or None
+        The mechanism; ``None`` where the family has no member at this setting.
+    how : str, default ""
+        How it was chosen.
+    why : str, default ""
+        Why there is no mechanism.
+    """
 
     label: str
     family: str
@@ -115,8 +175,23 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Row:
-    """One mechanism's cells (keys :data:`COLUMNS`) and the mechanism itself (``None`` where the family had none),
-    e.g. to simulate it; the mechanism is not part of the exports."""
+    """One mechanism's cells (keys :data:`COLUMNS`) and the mechanism itself.
+
+    The mechanism (``None`` where the family had none) is kept e.g. to simulate it; it is not part of the exports.
+
+    Attributes
+    ----------
+    label : str
+        The row label.
+    family : str
+        The family.
+    how : str
+        How the mechanism was chosen.
+    cells : dict of str to Cell
+        One cell per column of :data:`COLUMNS`.
+    mechanism : Mechanism or None, default None
+        The mechanism.
+    """
 
     label: str
     family: str
@@ -125,13 +200,35 @@ class Row:
     mechanism: Mechanism | None = field(default=None, repr=False, compare=False)
 
     def value(self, column: str) -> float | None:
+        """The value of one cell.
+
+        Parameters
+        ----------
+        column : str
+            One of :data:`COLUMNS`.
+
+        Returns
+        -------
+        float or None
+            The cell's value, ``None`` where there is none.
+        """
         return self.cells[column].value
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """The table :func:`compare` returns: rows of :class:`Row`, the setting, and renderings (:meth:`to_markdown`,
-    :meth:`to_text` — also ``str()`` — :meth:`to_json`, :meth:`to_csv`)."""
+    """The table :func:`compare` returns.
+
+    Rows of :class:`Row`, the setting, and renderings (:meth:`to_markdown`, :meth:`to_text` — also ``str()`` —
+    :meth:`to_json`, :meth:`to_csv`). ``comparison[label]`` is the row of that label.
+
+    Attributes
+    ----------
+    rows : tuple of Row
+        One row per mechanism.
+    setting : dict, default {}
+        The problem, horizon, participation, ``ρ``, ``(ε, δ)``, conversion and ``G``.
+    """
 
     rows: tuple
     setting: dict = field(default_factory=dict)
@@ -144,11 +241,26 @@ class Comparison:
 
     @property
     def labels(self) -> list[str]:
+        """The row labels, in order."""
         return [row.label for row in self.rows]
 
     def ranking(self, column: str, *, include_upper: bool = False) -> list[str]:
-        """Labels ordered by ``column`` (smaller is better), leaving out absent and infinite cells (and upper bounds
-        unless ``include_upper``)."""
+        """Labels ordered by ``column`` (smaller is better).
+
+        Absent and infinite cells are left out, and upper bounds unless ``include_upper``.
+
+        Parameters
+        ----------
+        column : str
+            One of :data:`COLUMNS`.
+        include_upper : bool, default False
+            Whether to rank upper bounds too.
+
+        Returns
+        -------
+        list of str
+            The labels, best first.
+        """
         _check_column(column)
         keyed = [(row.cells[column].value, row.label) for row in self.rows
                  if row.cells[column].value is not None and math.isfinite(row.cells[column].value)
@@ -156,13 +268,36 @@ class Comparison:
         return [label for _, label in sorted(keyed)]
 
     def best(self, column: str) -> str:
-        """The label with the smallest value of ``column`` (exact values only)."""
+        """The label with the smallest value of ``column`` (exact values only).
+
+        Parameters
+        ----------
+        column : str
+            One of :data:`COLUMNS`.
+
+        Returns
+        -------
+        str
+            The best label.
+
+        Raises
+        ------
+        ValueError
+            If no mechanism has an exact value of ``column``.
+        """
         ranked = self.ranking(column)
         if not ranked:
             raise ValueError(f"no mechanism has an exact value of {column!r} in this comparison")
         return ranked[0]
 
     def to_dict(self) -> dict:
+        """The table as a dict: the setting, the columns and per row every cell (:meth:`Cell.to_dict`).
+
+        Returns
+        -------
+        dict
+            ``setting``, ``columns`` and ``rows``.
+        """
         return {
             "setting": self.setting,
             "columns": list(COLUMNS),
@@ -171,8 +306,20 @@ class Comparison:
         }
 
     def to_json(self, **kwargs) -> str:
-        """The table as JSON: the setting, and per row every cell's value, route, reason and upper-bound flag
-        (``inf`` is written as the string ``"inf"``)."""
+        """The table as JSON: the setting, and per row every cell's value, route, reason and upper-bound flag.
+
+        ``inf`` is written as the string ``"inf"``.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (default ``indent=1``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         def clean(obj):
             if isinstance(obj, float) and math.isinf(obj):
                 return "inf"
@@ -184,7 +331,15 @@ class Comparison:
         return json.dumps(clean(self.to_dict()), **({"indent": 1} | kwargs))
 
     def to_csv(self) -> str:
-        """One line per mechanism: the label, family, and each column's value (empty when absent) and note."""
+        """The table as CSV: one line per mechanism.
+
+        Each line has the label, family, and each column's value (empty when absent) and note.
+
+        Returns
+        -------
+        str
+            The CSV text, with a header line.
+        """
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["label", "family", *[x for c in COLUMNS for x in (c, f"{c}_note")]])
@@ -220,6 +375,13 @@ class Comparison:
                 f"(eps = {s.get('epsilon'):.4g} at delta = {s.get('delta'):g}, {s.get('conversion')}), G = {s.get('G'):g}")
 
     def to_markdown(self) -> str:
+        """The table as markdown, with a legend of the reasons for absent cells and how each mechanism was chosen.
+
+        Returns
+        -------
+        str
+            The markdown text (``*`` marks the best exact value, ``≤`` an upper bound).
+        """
         header, body, legend = self._grid()
         lines = [f"**{self._title()}** (`*` = best exact value; `≤` = upper bound; losses unsquared)", "",
                  "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -228,6 +390,13 @@ class Comparison:
         return "\n".join(lines)
 
     def to_text(self) -> str:
+        """The table as aligned plain text (also ``str()``).
+
+        Returns
+        -------
+        str
+            The text.
+        """
         header, body, legend = self._grid()
         widths = [max(len(x) for x in col) for col in zip(header, *body)]
         fmt = lambda row: "  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip()
@@ -252,11 +421,38 @@ def _check_column(column: str) -> str:
 # -- the setting -------------------------------------------------------------------------------------------------
 
 def resolve_privacy(*, rho=None, epsilon=None, delta=None, conversion: str = "exact") -> tuple[float, float | None, float | None]:
-    r"""The zCDP level ``ρ`` of a target given as ``rho`` or as ``(epsilon, delta)`` (exactly one), and the ``(ε, δ)`` it
-    means. Every mechanism here is a Gaussian mechanism on ``C x`` (adaptively, seed 004 Thm 1.1), hence
+    r"""The zCDP level ``ρ`` of a target given as ``rho`` or as ``(epsilon, delta)`` (exactly one).
+
+    Every mechanism here is a Gaussian mechanism on ``C x`` (adaptively, seed 004 Thm 1.1), hence
     ``μ``-GDP with ``μ = √(2ρ)``, so ``conversion="exact"`` (the Gaussian curve,
     :func:`~dptheory.accounting.epsilon_from_rho`) is valid; one ``ρ`` for all mechanisms makes the ranking
-    independent of the conversion."""
+    independent of the conversion.
+
+    Parameters
+    ----------
+    rho : float in (0, inf), optional
+        The target as ``ρ``-zCDP.
+    epsilon : float, optional
+        The target's ``ε``, given with ``delta``.
+    delta : float, optional
+        The target's ``δ``, given with ``epsilon``.
+    conversion : {"classic", "improved", "exact"}, default "exact"
+        The conversion inverted for an ``(ε, δ)`` target (:func:`~dptheory.accounting.rho_from_epsilon`).
+
+    Returns
+    -------
+    rho : float
+        The zCDP level.
+    epsilon : float or None
+        The ``ε`` of the target (``None`` for a ``rho`` target).
+    delta : float or None
+        The ``δ`` of the target (``None`` for a ``rho`` target).
+
+    Raises
+    ------
+    ValueError
+        For a target given both ways, or neither.
+    """
     if rho is not None and (epsilon is not None or delta is not None):
         raise ValueError("give the privacy target either as rho or as (epsilon, delta), not both")
     if rho is None:
@@ -413,8 +609,31 @@ def _banded_candidates(n: int, participation: Participation) -> list[Candidate]:
 
 def candidates(problem, *, horizon: int, participation: Participation | None = None, rho: float = 1.0,
                families=FAMILIES) -> list[Candidate]:
-    """The members of ``families`` (:data:`FAMILIES`) chosen for the setting (module docstring); ``rho`` only enters
-    the tuned ``ν`` of ν-DP-FTRL, which is scale-free in ``ρ`` except through the gradient noise."""
+    """The members of ``families`` (:data:`FAMILIES`) chosen for the setting (module docstring).
+
+    Parameters
+    ----------
+    problem : MeanEstimation, LinearRegression or StronglyConvex
+        The learning problem.
+    horizon : int
+        The number of steps ``n``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    rho : float, default 1.0
+        Only enters the tuned ``ν`` of ν-DP-FTRL, which is scale-free in ``ρ`` except through the gradient noise.
+    families : str or sequence of str, default FAMILIES
+        The families to build, from :data:`FAMILIES`.
+
+    Returns
+    -------
+    list of Candidate
+        The members, in the order of ``families``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown problem or family, or a participation that cannot occur within ``horizon``.
+    """
     n, participation = _check_setting(problem, horizon, participation)
     families = _check_families(families)
     out: list[Candidate] = []
@@ -589,15 +808,50 @@ def _row(candidate: Candidate, problem, n: int, participation: Participation, rh
 
 def compare(mechanisms=None, problem=None, *, horizon: int, participation: Participation | None = None, rho=None,
             eps=None, delta=None, G: float = 1.0, conversion: str = "exact", timing: bool = True) -> Comparison:
-    r"""Every mechanism of ``mechanisms`` on ``problem`` over ``horizon = n`` steps under ``participation`` at one
+    r"""Compare mechanisms side by side on one problem, horizon, participation and privacy target.
+
+    Every mechanism of ``mechanisms`` on ``problem`` over ``horizon = n`` steps under ``participation`` at one
     privacy target (``rho``, or ``eps`` with ``delta``): a :class:`Comparison` (module docstring for the columns).
 
-    ``mechanisms``: ``None`` for the families of :data:`DEFAULT_FAMILIES`, or a list mixing family names of :data:`FAMILIES` (built for the
-    setting by :func:`candidates`), :class:`Candidate` objects and :class:`~dptheory.Mechanism` objects.
-    ``timing=False`` leaves out the measured time per step (the only column that is not a pure function of the
-    arguments). Raises ``ValueError`` for an unknown problem or family, a target given both ways (or neither), and
-    a participation that cannot occur within ``n``.
+    Parameters
+    ----------
+    mechanisms : list, str, Mechanism or Candidate, optional
+        ``None`` for the families of :data:`DEFAULT_FAMILIES`, or a list mixing family names of :data:`FAMILIES`
+        (built for the setting by :func:`candidates`), :class:`Candidate` objects and
+        :class:`~dptheory.Mechanism` objects.
+    problem : MeanEstimation, LinearRegression or StronglyConvex
+        The learning problem.
+    horizon : int
+        The number of steps ``n``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    rho : float, optional
+        The privacy target as ``ρ``-zCDP.
+    eps : float, optional
+        The privacy target's ``ε``, given with ``delta`` instead of ``rho``.
+    delta : float, optional
+        The privacy target's ``δ``, given with ``eps``.
+    G : float in (0, inf), default 1.0
+        The clip norm.
+    conversion : {"classic", "improved", "exact"}, default "exact"
+        The ``ρ`` ↔ ``(ε, δ)`` conversion (:func:`resolve_privacy`).
+    timing : bool, default True
+        ``False`` leaves out the measured time per step (the only column that is not a pure function of the
+        arguments).
 
+    Returns
+    -------
+    Comparison
+        The table.
+
+    Raises
+    ------
+    ValueError
+        For an unknown problem or family, a target given both ways (or neither), and a participation that cannot
+        occur within ``n``.
+
+    Examples
+    --------
     >>> import dptheory as dpt
     >>> table = dpt.compare(["dpsgd", "sqrt"], dpt.MeanEstimation(eta=0.1), horizon=1000, rho=1.0, timing=False)
     >>> table.best("F_n"), round(table["DP-SGD"].value("F_n") / table["sqrt (Optimal-CC)"].value("F_n"), 3)

@@ -38,6 +38,24 @@ class Condition:
 
     ``label`` names it (``"(7)"`` in seed 001, the condition in words in seed 002); ``statement`` is the
     relation as printed (``"(2/e)²k² ≥ ½ + ln(1/δ)"``); ``op`` is one of :data:`OPS`.
+
+    Attributes
+    ----------
+    label : str
+        The condition's name.
+    statement : str
+        The relation as printed.
+    lhs : float
+        The left side's value.
+    op : {">=", ">", "<=", "<", "=="}
+        The relation (:data:`OPS`).
+    rhs : float
+        The right side's value.
+
+    Raises
+    ------
+    ValueError
+        For an ``op`` not in :data:`OPS`.
     """
 
     label: str
@@ -52,13 +70,16 @@ class Condition:
 
     @property
     def holds(self) -> bool:
+        """Whether ``lhs <op> rhs`` holds."""
         return {">=": self.lhs >= self.rhs, ">": self.lhs > self.rhs, "<=": self.lhs <= self.rhs,
                 "<": self.lhs < self.rhs, "==": self.lhs == self.rhs}[self.op]
 
     @property
     def slack(self) -> float:
-        """Relative margin, positive iff the condition holds strictly (``lhs/rhs − 1`` for ≥, ``rhs/lhs − 1`` for ≤);
-        for ``==``, ``−|lhs/rhs − 1|`` (0 iff it holds)."""
+        """Relative margin, positive iff the condition holds strictly.
+
+        ``lhs/rhs − 1`` for ≥, ``rhs/lhs − 1`` for ≤; for ``==``, ``−|lhs/rhs − 1|`` (0 iff it holds).
+        """
         num, den = (self.rhs, self.lhs) if self.op in ("<=", "<") else (self.lhs, self.rhs)
         if den == 0 or not math.isfinite(den):
             margin = math.inf if num > den else -math.inf if num < den else 0.0
@@ -78,6 +99,17 @@ class TheoremCheck:
 
     ``unchecked`` lists the hypotheses that could not be decided at this point (an assumption stated in
     words, or a relation whose symbols were not given); they never make :attr:`holds` false.
+
+    Attributes
+    ----------
+    theorem : str
+        The theorem's name, as the failure message prints it.
+    conditions : tuple of Condition
+        Every condition checked.
+    values : dict, default {}
+        The quantities the theorem derives at this setting.
+    unchecked : tuple of str, default ()
+        The hypotheses that could not be decided at this point.
     """
 
     theorem: str
@@ -87,10 +119,12 @@ class TheoremCheck:
 
     @property
     def holds(self) -> bool:
+        """Whether every checked condition holds (``unchecked`` ones do not count)."""
         return all(c.holds for c in self.conditions)
 
     @property
     def failed(self) -> tuple[Condition, ...]:
+        """The conditions that do not hold."""
         return tuple(c for c in self.conditions if not c.holds)
 
     def __getitem__(self, label: str) -> Condition:
@@ -100,7 +134,18 @@ class TheoremCheck:
         raise KeyError(f"{self.theorem} has no condition {label!r}; it has {[c.label for c in self.conditions]}")
 
     def require(self) -> TheoremCheck:
-        """Return ``self`` if every condition holds, else raise :class:`ConditionError` listing the failures."""
+        """Return ``self`` if every condition holds, else raise :class:`ConditionError` listing the failures.
+
+        Returns
+        -------
+        TheoremCheck
+            ``self``.
+
+        Raises
+        ------
+        ConditionError
+            Naming each failed condition and by how much it fails.
+        """
         if not self.holds:
             raise ConditionError(f"{self.theorem} does not apply:\n" + "\n".join(str(c) for c in self.failed))
         return self

@@ -88,8 +88,27 @@ _ACCEPTED = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)  # statuses that are not a solve
 
 @dataclass(frozen=True)
 class BoundResult:
-    """The bound with the certificate of eq. (90) at ``c = 2μL``: ``ψ`` on the grid ``omega`` and the multiplier
-    ``{k: λ_k}`` (``k = −K..K``, the module's convention), and the solver's report."""
+    """The bound with the certificate of eq. (90) at ``c = 2μL``, and the solver's report.
+
+    The certificate is ``ψ`` on the grid ``omega`` and the multiplier ``{k: λ_k}`` (``k = −K..K``, the module's
+    convention).
+
+    Attributes
+    ----------
+    value : float
+        The bound on ``F∞`` (``inf`` when the sensitivity is infinite).
+    omega : numpy.ndarray
+        The frequency grid on ``[0, π]``.
+    psi : numpy.ndarray
+        ``ψ`` on the grid, at ``c = 2μL``.
+    multiplier : dict
+        ``{k: λ_k}``, the Zames–Falb multiplier of the certificate.
+    solver_stats : dict
+        The solver's report: ``status``, ``solver``, ``solve_time``, ``iterations`` and, after a solve,
+        ``certificate`` (which candidate was returned), ``gap`` and ``lower_bound``.
+    settings : dict
+        The mechanism, problem, privacy, grid and variant of the bound.
+    """
 
     value: float
     omega: np.ndarray = field(repr=False)
@@ -114,8 +133,24 @@ def _quadratic_weight(eta: float, h: float, omega: np.ndarray) -> np.ndarray:
 
 
 def frequency_grid(n: int, power: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""Grid ``ω_j = π u_j^p`` on ``[0, π]`` and trapezoid weights ``q_j`` with ``Σ q_j f(ω_j) ≈ (1/2π)∫_{−π}^{π} f``
-    for even ``f``."""
+    r"""Grid ``ω_j = π u_j^p`` on ``[0, π]`` and trapezoid weights ``q_j``.
+
+    The weights satisfy ``Σ q_j f(ω_j) ≈ (1/2π)∫_{−π}^{π} f`` for even ``f``.
+
+    Parameters
+    ----------
+    n : int
+        The number of points, ``n ≥ 2`` (``u_j`` uniform on ``[0, 1]``).
+    power : float in (0, inf), default 2.0
+        The exponent ``p`` that clusters the grid at 0.
+
+    Returns
+    -------
+    omega : numpy.ndarray
+        The grid ``ω_j``.
+    q : numpy.ndarray
+        The weights ``q_j``.
+    """
     n = check_int("n", n, 2)
     power = check_in_interval("power", power, 0.0)
     u = np.linspace(0.0, 1.0, n)
@@ -306,8 +341,41 @@ def F_inf_bound(
     solver's multiplier or the static one, whichever bounds lower (``solver_stats["certificate"]``), so a bound
     exists for every ``κ ≥ 1``; at ``μ = L`` it is the closed-form limit of the program. Returns ``value = inf``
     (and no program) when the sensitivity is infinite: the noise needed for privacy is unbounded. When Clarabel
-    fails the best certified candidate is returned and ``solver_stats["certificate"]`` says ``"(solver failed: …)"``;
-    ``RuntimeError`` only if no multiplier is certified (not reached for valid parameters, module docstring).
+    fails the best certified candidate is returned and ``solver_stats["certificate"]`` says ``"(solver failed: …)"``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or array_like
+        A stationary mechanism (Toeplitz ``N``), or a sequence ``β``.
+    problem : StronglyConvex
+        The strongly convex problem.
+    rho : float in (0, inf)
+        The zCDP level ``ρ``.
+    G : float in (0, inf), default 1.0
+        The clip norm.
+    horizon : int, optional
+        The ``n`` of the sensitivity the noise is calibrated to; ``None`` (default) is the streaming limit ``γ∞``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    n_grid : int, default DEFAULT_GRID
+        Grid points on ``[0, π]``, 16 to ``10⁶``.
+    tau_max : int, default DEFAULT_TAU_MAX
+        The multiplier truncation ``K``, 0 to ``10⁴``.
+    variant : {"corrected", "paper"}, default "corrected"
+        ``"corrected"``: the bound with the module docstring's constants; ``"paper"``: Thm 3.1 as printed.
+
+    Returns
+    -------
+    BoundResult
+        The bound and its certificate.
+
+    Raises
+    ------
+    ValueError
+        For a non-stationary mechanism, a problem that is not :class:`~dptheory.StronglyConvex`, or an argument out
+        of range.
+    RuntimeError
+        Only if no multiplier is certified (not reached for valid parameters, module docstring).
     """
     rho, G = check_privacy(rho, G)
     check_variant(variant)
@@ -351,7 +419,21 @@ def _quadratic_limit(corr, problem: StronglyConvex, dp: float, factor: float, om
 
 @dataclass(frozen=True)
 class OptimizedCorrelation:
-    """Result of :func:`optimize_correlation`: the causal ``β`` and the history of the alternating minimisation."""
+    """Result of :func:`optimize_correlation`: the causal ``β`` and the history of the alternating minimisation.
+
+    Attributes
+    ----------
+    beta : FiniteToeplitz
+        The minimum-phase spectral factor of the final ``|B|²``.
+    history : list of float
+        ``J`` at each iteration.
+    abs2 : numpy.ndarray
+        The final ``|B|²`` on the grid.
+    omega : numpy.ndarray
+        The frequency grid.
+    psi : numpy.ndarray
+        The last ``ψ`` on the grid.
+    """
 
     beta: object
     history: list = field(repr=False)
@@ -369,6 +451,22 @@ def minimum_phase_factor(abs2, n_fft: int = 1 << 15, taps: int | None = None, to
     Real-cepstrum method: ``log|B| = ½ log abs2`` on a uniform grid of ``n_fft`` points; fold the cepstrum onto
     ``t ≥ 0`` (double ``1 ≤ t < n/2``); exponentiate its FFT. ``β`` is normalised to ``β_0 = 1`` (``F∞`` and the
     bound are scale-free) and cut where the remaining energy is below ``tol`` (or after ``taps`` coefficients).
+
+    Parameters
+    ----------
+    abs2 : callable
+        ``|B(ω)|²`` on ``[0, π]`` (vectorised, even in ω).
+    n_fft : int, default 1 << 15
+        The FFT size, ``≥ 16``.
+    taps : int, optional
+        The number of coefficients kept, 1 to ``n_fft // 2``; ``None`` (default) cuts by ``tol``.
+    tol : float in (0, 1), default 1e-12
+        The relative energy of the tail that is cut.
+
+    Returns
+    -------
+    FiniteToeplitz
+        ``β`` with ``β_0 = 1``.
     """
     if not callable(abs2):
         raise ValueError(f"abs2 must be a callable |B(ω)|² on [0, π], got {type(abs2).__name__}")
@@ -404,11 +502,36 @@ def optimize_correlation(
 
     ψ-step: the SOCP of Thm 3.1 for fixed ``|B|²``. B-step: Cauchy–Schwarz, ``|B|² ∝ ψ^{-1/2}``, which gives
     ``J = ((1/2π)∫√ψ)²`` (errata 004 §5.3). Starts from ν-DP-FTRL with ``ν = ημ`` unless ``start`` is given; stops
-    when ``J`` decreases by less than ``rtol`` relative; raises if ``J`` increases by more than the solver's
-    tolerance (1e-5 relative). ``σ_sgd`` does not depend on ``B`` and is ignored here. Returns the minimum-phase
-    spectral factor of the final ``|B|²`` as a causal Toeplitz ``β`` usable everywhere in the toolkit.
-    ``history`` holds ``J`` in the units of Thm 3.1 with ``L = G = ρ = d = 1`` (the paper-constant bound is
-    ``L·d·G²/ρ·J``; the corrected one is a quarter of it).
+    when ``J`` decreases by less than ``rtol`` relative. ``σ_sgd`` does not depend on ``B`` and is ignored here.
+
+    Parameters
+    ----------
+    problem : StronglyConvex
+        The strongly convex problem, with ``μ < L``.
+    start : Mechanism or array_like, optional
+        The mechanism to start from; ``None`` (default) is ν-DP-FTRL with ``ν = ημ``.
+    n_grid : int, default DEFAULT_GRID
+        Grid points on ``[0, π]``.
+    tau_max : int, default DEFAULT_TAU_MAX
+        The multiplier truncation ``K``.
+    max_iter : int, default 20
+        The most iterations.
+    rtol : float in (0, inf), default 1e-4
+        Stop when ``J`` decreases by less than this, relative.
+
+    Returns
+    -------
+    OptimizedCorrelation
+        The minimum-phase spectral factor of the final ``|B|²`` as a causal Toeplitz ``β`` usable everywhere in
+        the toolkit, and the history. ``history`` holds ``J`` in the units of Thm 3.1 with ``L = G = ρ = d = 1``
+        (the paper-constant bound is ``L·d·G²/ρ·J``; the corrected one is a quarter of it).
+
+    Raises
+    ------
+    ValueError
+        At ``μ = L`` (no alternating minimisation is needed there), or for an argument out of range.
+    RuntimeError
+        If ``J`` increases by more than the solver's tolerance (1e-5 relative).
     """
     n_grid, tau_max = _check_program(problem, n_grid, tau_max)
     max_iter = check_int("max_iter", max_iter, 1)

@@ -32,6 +32,15 @@ class Dynamics:
     (clipped by DP-FTRL) and the gradient ``r`` of an unclipped regulariser (``None`` if there is none);
     ``suboptimality(theta)`` returns ``F(θ) − F⋆`` per chain. The default ``F − F⋆ = ½ θᵀHθ`` with
     ``H = diag(eigs)`` serves the quadratic problems (``θ⋆ = 0``).
+
+    Parameters
+    ----------
+    problem : MeanEstimation, LinearRegression or StronglyConvex
+        The problem.
+    bk : Backend
+        The array backend (:func:`dptheory.backend.get_backend`).
+    chains : int
+        The number of parallel runs.
     """
 
     def __init__(self, problem, bk, chains: int):
@@ -39,6 +48,18 @@ class Dynamics:
         self.lam = bk.asarray(problem.eigs)
 
     def suboptimality(self, theta):
+        """``F(θ) − F⋆`` per chain; here ``½ θᵀHθ`` with ``H = diag(eigs)``.
+
+        Parameters
+        ----------
+        theta : array
+            The iterates, shape ``(chains, d)``, of the backend's namespace.
+
+        Returns
+        -------
+        array
+            ``F(θ) − F⋆``, shape ``(chains,)``.
+        """
         return 0.5 * self.xp.vecdot(self.lam * theta, theta)
 
 
@@ -106,15 +127,30 @@ class _SimulatedProblem:
 
     @property
     def mixing_time(self) -> float:
-        r"""``1/(1 − max_j |1 − ηλ_j|)``: the e-folding time of the slowest mode of ``I − ηH`` (``1/(ημ)`` when
-        ``ηλ_max ≤ 1``; mean estimation at ``η ∈ (1, 2)``: ``1/(2 − η)``, not ``1/η``)."""
+        r"""``1/(1 − max_j |1 − ηλ_j|)``: the e-folding time of the slowest mode of ``I − ηH``.
+
+        ``1/(ημ)`` when ``ηλ_max ≤ 1``; mean estimation at ``η ∈ (1, 2)``: ``1/(2 − η)``, not ``1/η``.
+        """
         return 1.0 / (1.0 - float(np.max(np.abs(1.0 - self.eta * self.eigs))))
 
     def check_simulable(self) -> None:
         """Raise ``ValueError`` where a simulation cannot give a valid estimate (nothing to refuse by default)."""
 
     def dynamics(self, bk, chains: int) -> Dynamics:
-        """The problem's simulation kernel on backend ``bk`` for ``chains`` parallel runs."""
+        """The problem's simulation kernel on backend ``bk`` for ``chains`` parallel runs.
+
+        Parameters
+        ----------
+        bk : Backend
+            The array backend (:func:`dptheory.backend.get_backend`).
+        chains : int
+            The number of parallel runs.
+
+        Returns
+        -------
+        Dynamics
+            The kernel.
+        """
         return self._dynamics(self, bk, chains)
 
 
@@ -127,8 +163,10 @@ class MeanEstimation(_SimulatedProblem):
 
     Parameters
     ----------
-    eta : learning rate, in ``(0, 2)`` (``|1 − η| < 1``: the recursion is stable; Thm 2.1 assumes ``η < 1``).
-    sigma_sgd : standard deviation of ``z − E z`` (``≥ 0``).
+    eta : float in (0, 2)
+        The learning rate (``|1 − η| < 1``: the recursion is stable; Thm 2.1 assumes ``η < 1``).
+    sigma_sgd : float in [0, inf), default 0.0
+        The standard deviation of ``z − E z``.
     """
 
     eta: float
@@ -147,12 +185,21 @@ class MeanEstimation(_SimulatedProblem):
 
     @property
     def d(self) -> int:
+        """The dimension, 1."""
         return 1
 
     _dynamics = _MeanEstimationDynamics
 
     def check_simulable(self) -> None:
-        """A simulation draws ``z = σ_sgd·s`` with Rademacher ``s`` and assumes ``|z| ≤ 1`` as Thm 2.1 does."""
+        """Refuse a ``σ_sgd`` a simulation cannot draw within ``|z| ≤ 1``.
+
+        A simulation draws ``z = σ_sgd·s`` with Rademacher ``s`` and assumes ``|z| ≤ 1`` as Thm 2.1 does.
+
+        Raises
+        ------
+        ValueError
+            For ``σ_sgd > 1``.
+        """
         if self.sigma_sgd > 1.0:
             raise ValueError(
                 f"sigma_sgd must lie in [0, 1] to simulate MeanEstimation: z = sigma_sgd*s with Rademacher s, and the "
@@ -169,11 +216,14 @@ class LinearRegression(_SimulatedProblem):
 
     Parameters
     ----------
-    eta : learning rate, ``0 < η < 2/λ_max`` (the linearised recursion ``I − ηH`` is stable). The exact
+    eta : float in (0, 2/λ_max)
+        The learning rate, ``0 < η < 2/λ_max`` (the linearised recursion ``I − ηH`` is stable). The exact
         Gaussian value needs the smaller :attr:`eta_max_gaussian`, a simulation the still smaller
         :attr:`eta_max_fourth_moment`; the paper's bounds need ``η < 1/R²``.
-    eigs : eigenvalues ``λ_j > 0`` of ``H``.
-    sigma_sgd : residual standard deviation (``≥ 0``).
+    eigs : array_like
+        The eigenvalues ``λ_j > 0`` of ``H``.
+    sigma_sgd : float in [0, inf), default 0.0
+        The residual standard deviation.
     """
 
     eta: float
@@ -202,12 +252,21 @@ class LinearRegression(_SimulatedProblem):
 
     @property
     def d(self) -> int:
+        """The dimension, the number of eigenvalues."""
         return int(self.eigs.size)
 
     _dynamics = _LinearRegressionDynamics
 
     def check_simulable(self) -> None:
-        """From :attr:`eta_max_fourth_moment` on, ``F(θ_t) − F⋆`` has infinite variance: no interval is valid."""
+        """Refuse an ``η`` at which a simulation cannot give a valid interval.
+
+        From :attr:`eta_max_fourth_moment` on, ``F(θ_t) − F⋆`` has infinite variance: no interval is valid.
+
+        Raises
+        ------
+        ValueError
+            For ``η ≥`` :attr:`eta_max_fourth_moment`.
+        """
         if not self.fourth_moment_gain() < 1.0:  # i.e. η ≥ η₄
             eta4 = self.eta_max_fourth_moment
             raise ValueError(
@@ -219,6 +278,7 @@ class LinearRegression(_SimulatedProblem):
 
     @property
     def trace(self) -> float:
+        """``Tr H``, the sum of the eigenvalues."""
         return float(np.sum(self.eigs))
 
     @property
@@ -255,6 +315,16 @@ class LinearRegression(_SimulatedProblem):
 
         The stationary second moment of SGD on Gaussian data exists iff ``ηλ_max < 1`` and ``c(η) < 1``
         (docs/linear_regression_exact.md).
+
+        Parameters
+        ----------
+        eta : float in [0, inf), optional
+            The learning rate; ``None`` (default) is the problem's own :attr:`eta`.
+
+        Returns
+        -------
+        float
+            ``c(η)``; ``inf`` where ``ηλ_max ≥ 1``.
         """
         x = self._eta_or_own(eta) * self.eigs
         if np.any(x >= 1.0):
@@ -263,14 +333,17 @@ class LinearRegression(_SimulatedProblem):
 
     @property
     def eta_max_gaussian(self) -> float:
-        r"""The largest ``η`` for which the stationary second moment exists with Gaussian inputs:
-        the root of ``c(η) = 1`` on ``(0, 1/λ_max)``."""
+        r"""The largest ``η`` for which the stationary second moment exists with Gaussian inputs.
+
+        It is the root of ``c(η) = 1`` on ``(0, 1/λ_max)``.
+        """
         hi = 1.0 / self.L
         return float(optimize.brentq(lambda e: self.coupling(e) - 1.0, 0.0, hi * (1 - 1e-15), xtol=1e-15, rtol=1e-14))
 
     def fourth_moment_gain(self, eta: float | None = None) -> float:
-        r"""``ρ(N(η))``: the gain of the multiplicative-noise loop of the fourth moments; the stationary fourth
-        moment of SGD's iterate on Gaussian data exists iff it is ``< 1``.
+        r"""``ρ(N(η))``: the gain of the multiplicative-noise loop of the fourth moments.
+
+        The stationary fourth moment of SGD's iterate on Gaussian data exists iff it is ``< 1``.
 
         The iterate of Noisy-SGD/FTRL on eq. (8) is ``θ_{t+1} = (I − ηx_t x_tᵀ)θ_t + b_t``, ``x_t ~ N(0, H)``,
         with additive noise ``b_t`` independent of ``x_t`` (``ηξ_t x_t`` and the DP noise). Flipping the sign of
@@ -288,6 +361,16 @@ class LinearRegression(_SimulatedProblem):
         ``O(d²)`` to build and ``O(d³)`` for its eigenvalues, instead of ``O(d⁶)`` for the map on ``d²`` moments.
         At ``d = 1`` it reduces to ``E(1 − ηλz²)⁴ = 1 − 4a + 18a² − 60a³ + 105a⁴ < 1``. ``inf`` where some
         ``C_ij ≥ 1`` (the diagonal moment alone grows).
+
+        Parameters
+        ----------
+        eta : float in [0, inf), optional
+            The learning rate; ``None`` (default) is the problem's own :attr:`eta`.
+
+        Returns
+        -------
+        float
+            The spectral radius of ``N(η)``; ``inf`` where some ``C_ij ≥ 1``.
         """
         a = self._eta_or_own(eta) * self.eigs
         ai, aj = a[:, None], a[None, :]
@@ -302,8 +385,9 @@ class LinearRegression(_SimulatedProblem):
 
     @property
     def eta_max_fourth_moment(self) -> float:
-        r"""The largest ``η`` for which the stationary fourth moment of SGD's iterate exists with Gaussian
-        inputs: the root of :meth:`fourth_moment_gain` ``= 1`` below :attr:`eta_max_gaussian` (a finite fourth
+        r"""The largest ``η`` for which the stationary fourth moment of SGD's iterate exists with Gaussian inputs.
+
+        It is the root of :meth:`fourth_moment_gain` ``= 1`` below :attr:`eta_max_gaussian` (a finite fourth
         moment needs a finite second). Beyond it ``F(θ_t) − F⋆`` has infinite variance, so a time average of it
         has no valid confidence interval. ``d = 1``: ``ηλ = 0.383451…``, the root of ``105a³ − 60a² + 18a − 4``.
         """
@@ -320,12 +404,19 @@ class StronglyConvex(_SimulatedProblem):
 
     Parameters
     ----------
-    eta : learning rate, ``0 < η < 2/L`` (gradient descent on the curvature-``L`` quadratic must be stable).
-    mu, L : ``0 < μ ≤ L``.
-    sigma_sgd : bound on the gradient noise (``≥ 0``); simulations draw ``ε_t`` uniform on the sphere of
+    eta : float in (0, 2/L)
+        The learning rate, ``0 < η < 2/L`` (gradient descent on the curvature-``L`` quadratic must be stable).
+    mu : float in (0, L]
+        The strong convexity ``μ``, ``0 < μ ≤ L``.
+    L : float in [mu, inf)
+        The smoothness ``L``.
+    sigma_sgd : float in [0, inf), default 0.0
+        The bound on the gradient noise; simulations draw ``ε_t`` uniform on the sphere of
         radius ``σ_sgd`` (mean zero, ``‖ε‖ = σ_sgd``).
-    d : dimension (positive integer).
-    loss : the objective a simulation runs on (the bound does not depend on it), coordinate-wise with
+    d : int, default 1
+        The dimension (positive integer).
+    loss : {"quadratic", "piecewise_quadratic", "logistic"}, default "piecewise_quadratic"
+        The objective a simulation runs on (the bound does not depend on it), coordinate-wise with
         minimiser ``θ⋆ = 0`` and ``F⋆ = 0``:
 
         * ``"quadratic"``: ``F = (μ/2)‖θ‖²``;

@@ -81,13 +81,20 @@ class Rate(SymbolicRate):
 
     Attributes
     ----------
-    table : the table number of the paper (1, 2 or 4).
-    row : the row (an algorithm for Tables 1–2, a spectrum id of :data:`TABLE4_SPECTRA` for Table 4).
-    quantity : the column, e.g. ``"F_inf"``, ``"sensitivity^2"``, ``"ratio"``, ``"d_eff"``.
-    expr : the order as a sympy expression, constants dropped; ``sympy.oo`` for a divergent quantity.
-    bound : ``"Theta"``, ``"O"`` or ``"Omega"``.
-    conditions : the conditions under which the paper states the order (not checked by :meth:`evaluate`).
-    source : where it comes from, e.g. ``"seed 004, Table 2; Thm 2.2"``.
+    table : {1, 2, 4}
+        The table number of the paper.
+    row : str
+        The row (an algorithm for Tables 1–2, a spectrum id of :data:`TABLE4_SPECTRA` for Table 4).
+    quantity : str
+        The column, e.g. ``"F_inf"``, ``"sensitivity^2"``, ``"ratio"``, ``"d_eff"``.
+    expr : sympy.Expr
+        The order as a sympy expression, constants dropped; ``sympy.oo`` for a divergent quantity.
+    bound : {"Theta", "O", "Omega"}
+        The kind of bound.
+    conditions : str
+        The conditions under which the paper states the order (not checked by :meth:`evaluate`).
+    source : str
+        Where it comes from, e.g. ``"seed 004, Table 2; Thm 2.2"``.
     """
 
     table: int
@@ -112,9 +119,22 @@ class Rate(SymbolicRate):
         (an array in gives an array out, also for a quantity that does not depend on it). Symbols that the
         expression does not contain are otherwise ignored, so one dict can serve a whole table.
 
-        Raises :class:`ValueError` naming any missing symbol, any unknown name, any non-positive value, or
-        when the expression is negative or undefined there (outside its conditions, e.g. ``a > 1`` in a row
-        that needs ``a < 1``; the conditions are not otherwise checked). Divergent quantities give ``inf``.
+        Parameters
+        ----------
+        **values : float or array_like
+            Positive values of the symbols, by name (:data:`SYMBOLS`).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The expression's value (an array if any value is one). Divergent quantities give ``inf``.
+
+        Raises
+        ------
+        ValueError
+            Naming any missing symbol, any unknown name, any non-positive value, or when the expression is
+            negative or undefined there (outside its conditions, e.g. ``a > 1`` in a row that needs ``a < 1``;
+            the conditions are not otherwise checked).
         """
         point = SYMBOLS.numbers(values, arrays=True)
         missing = [n for n in self.symbols if n not in values]
@@ -139,13 +159,20 @@ class Rate(SymbolicRate):
 
 # -- Table 1 -----------------------------------------------------------------------------------------------
 def table1() -> dict[str, dict[str, Rate]]:
-    r"""Table 1 of seed 004: linear regression with Gaussian inputs, ``σ_dp² = γ∞(β)²/(2ρ)``, ``G = 1``,
-    ``λ_max(H) = 1`` (so ``d_eff = Tr H``), only the ρ-term (``σ_sgd = 0``) shown.
+    r"""Table 1 of seed 004: linear regression with Gaussian inputs.
+
+    ``σ_dp² = γ∞(β)²/(2ρ)``, ``G = 1``, ``λ_max(H) = 1`` (so ``d_eff = Tr H``), only the ρ-term (``σ_sgd = 0``)
+    shown.
 
     Rows ``"Lower bound"`` (Ω(η²ρ⁻¹d_eff), all ``β`` with ``‖β‖₁ < ∞``; Thm 2.2 / C.18),
     ``"Noisy-SGD"`` (Θ(ηρ⁻¹d); Thm 2.2) and ``"nu-Noisy-FTRL"`` (O(η²ρ⁻¹d_eff log²(1/(ημ))), ``ν = ημ``;
     Thm 2.2 / Prop. C.22), each with the columns ``"F_inf"`` and ``"ratio"`` (ratio with the lower bound:
     1, ``η⁻¹d/d_eff``, ``log²(1/(ημ))``).
+
+    Returns
+    -------
+    dict of str to dict of str to Rate
+        ``table[row][column]``.
     """
     src = "seed 004, Table 1; Thm 2.2"
     base = "G = 1, lambda_max(H) = 1; eta <= c/Tr H; Gaussian inputs"
@@ -181,6 +208,11 @@ def table2() -> dict[str, dict[str, Rate]]:
     * ``"damped anti-PGD"`` (``β = (1, −(1−ν))``): ``1/ν`` (``γ∞² = 1/(ν(2−ν))``) and, at the optimal
       ``ν = Θ(√(η Tr H/d))``, ``Θ(η^{3/2}G²ρ⁻¹√(d Tr[H]))`` (Prop. C.24): the geometric mean of the lower
       bound and Noisy-SGD.
+
+    Returns
+    -------
+    dict of str to dict of str to Rate
+        ``table[row][column]``.
     """
     src = "seed 004, Table 2"
     lti = "linear regression, Gaussian inputs; eta <= c/Tr H"
@@ -223,7 +255,8 @@ TABLE4_SPECTRA: dict[str, str] = {
 
 
 def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
-    r"""Table 4 of seed 004: Noisy-SGD vs ν-Noisy-FTRL (``ν = ημ``) for linear regression by spectrum,
+    r"""Table 4 of seed 004: Noisy-SGD vs ν-Noisy-FTRL (``ν = ημ``) for linear regression by spectrum.
+
     ``G = 1``, ``‖H‖ = 1``.
 
     Rows are the ids of :data:`TABLE4_SPECTRA`; columns ``"d_eff"``, ``"F_inf_sgd"`` (Noisy-SGD, Θ(ηdρ⁻¹)
@@ -246,6 +279,16 @@ def table4(variant: str = "corrected") -> dict[str, dict[str, Rate]]:
     ``variant="corrected"`` (default) encodes the digest's ``log²`` reading, ``variant="paper"`` the
     printed ``log³``. The ``d_eff`` of row ``k^{-a}, a>1`` is printed as "constant"; it is encoded as the
     constant ``a/(a−1) ≥ ζ(a)`` that the row's FTRL column carries.
+
+    Parameters
+    ----------
+    variant : {"corrected", "paper"}, default "corrected"
+        The ratio of row ``1/k²``: the digest's ``log²`` reading or the printed ``log³``.
+
+    Returns
+    -------
+    dict of str to dict of str to Rate
+        ``table[row][column]``.
     """
     check_variant(variant)
     ell = log(d / eta)
@@ -280,8 +323,27 @@ def spectrum(kind: str, d: int, a: float | None = None) -> np.ndarray:
     r"""Eigenvalues ``λ_1 ≥ … ≥ λ_d`` of ``H`` for a row of Table 4 (seed 004), normalised so ``λ_1 = 1``.
 
     ``kind`` is a row id of :data:`TABLE4_SPECTRA`: ``λ_k = 1, k^{-1/2}, k^{-a} (0<a<1), 1/k, 1/k²,
-    k^{-a} (a>1)``. The exponent ``a`` is required for ``"power_lt1"``/``"power_gt1"`` and must be left out
-    otherwise.
+    k^{-a} (a>1)``.
+
+    Parameters
+    ----------
+    kind : str
+        A row id of :data:`TABLE4_SPECTRA`.
+    d : int
+        The dimension (positive integer).
+    a : float, optional
+        The exponent: required for ``"power_lt1"`` (``0 < a < 1``) and ``"power_gt1"`` (``a > 1``), and must be
+        left out otherwise.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``λ_1, …, λ_d``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``, a missing or superfluous ``a``, or an ``a`` outside the row's range.
     """
     exponents = {"constant": 0.0, "inverse_sqrt": 0.5, "inverse": 1.0, "inverse_square": 2.0}
     if kind not in TABLE4_SPECTRA:

@@ -50,11 +50,25 @@ _MAX_TAPS = 1 << 14
 
 @dataclass(frozen=True)
 class Truncation:
-    r"""What :func:`simulate` ran in place of the requested ``β``: its first ``taps`` coefficients, calibrated
-    to their own ``γ∞`` (Thm 1.1), which is a different mechanism.
+    r"""What :func:`simulate` ran in place of the requested ``β``.
+
+    Its first ``taps`` coefficients, calibrated to their own ``γ∞`` (Thm 1.1), which is a different mechanism.
 
     ``F_inf_simulated`` / ``F_inf_requested``: the exact ``F∞`` (:func:`dptheory.F_inf`) of the simulated and
     of the requested ``β``; ``None`` for :class:`~dptheory.problems.StronglyConvex`, which has none.
+
+    Attributes
+    ----------
+    requested : str
+        The name of the requested mechanism.
+    taps : int
+        The coefficients simulated.
+    gamma_ratio : float
+        ``γ∞(simulated) / γ∞(requested)``: ``σ_dp`` is scaled by this.
+    F_inf_simulated : float or None
+        The exact ``F∞`` of the simulated ``β``.
+    F_inf_requested : float or None
+        The exact ``F∞`` of the requested ``β``.
     """
 
     requested: str
@@ -71,10 +85,23 @@ class Truncation:
         return self.F_inf_simulated / self.F_inf_requested - 1.0
 
     def shift(self, mean: float) -> float:
-        """How far the truncation moves ``F∞``: ``F∞(simulated) − F∞(requested)``; without an exact ``F∞``,
-        the change of the calibrated noise variance ``σ_dp²`` applied to the simulated ``mean``,
-        ``(gamma_ratio² − 1)·mean`` (the DP part's shift when the truncation leaves the pole integrals unchanged,
-        an upper bound on it when the DP noise is not all of ``F∞``)."""
+        """How far the truncation moves ``F∞``.
+
+        ``F∞(simulated) − F∞(requested)``; without an exact ``F∞``, the change of the calibrated noise variance
+        ``σ_dp²`` applied to the simulated ``mean``, ``(gamma_ratio² − 1)·mean`` (the DP part's shift when the
+        truncation leaves the pole integrals unchanged, an upper bound on it when the DP noise is not all of
+        ``F∞``).
+
+        Parameters
+        ----------
+        mean : float
+            The simulated mean (used only without an exact ``F∞``).
+
+        Returns
+        -------
+        float
+            The shift of ``F∞``.
+        """
         if self.F_inf_simulated is None:
             return (self.gamma_ratio**2 - 1.0) * mean
         return self.F_inf_simulated - self.F_inf_requested
@@ -88,6 +115,21 @@ class SimulationResult:
     its exact prediction): at ``horizon=None`` the finite ``β`` run in place of an infinite one, which
     ``truncation`` records (``None`` when the requested mechanism ran whole). ``chain_means`` holds one replicate
     per chain: its time average (``horizon=None``) or its last iterate's suboptimality (``horizon=n``).
+
+    Attributes
+    ----------
+    mean : float
+        The estimated suboptimality, the mean over chains.
+    stderr : float
+        Its standard error across chains.
+    chain_means : numpy.ndarray
+        One replicate per chain.
+    mechanism : Mechanism
+        The mechanism that was simulated.
+    settings : dict
+        Every setting used.
+    truncation : Truncation or None, default None
+        The truncation of an infinite ``β``; ``None`` when the requested mechanism ran whole.
     """
 
     mean: float
@@ -99,12 +141,25 @@ class SimulationResult:
 
     @property
     def estimate(self) -> Estimate:
-        """The estimate in the package's one statistics type (:class:`dptheory.stats.Estimate`); a suboptimality is
-        non-negative, so its interval allows for the right skew of a squared norm."""
+        """The estimate in the package's one statistics type (:class:`dptheory.stats.Estimate`).
+
+        A suboptimality is non-negative, so its interval allows for the right skew of a squared norm.
+        """
         return Estimate(self.mean, self.stderr, int(self.chain_means.size), nonnegative=True)
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """Confidence interval across chains (:meth:`dptheory.stats.Estimate.interval`, non-negative replicates)."""
+        """Confidence interval across chains (:meth:`dptheory.stats.Estimate.interval`, non-negative replicates).
+
+        Parameters
+        ----------
+        level : float in (0, 1), default 0.95
+            The confidence level.
+
+        Returns
+        -------
+        tuple of float
+            ``(lo, hi)``.
+        """
         return self.estimate.interval(level)
 
     def __repr__(self) -> str:
@@ -118,7 +173,18 @@ class SimulationResult:
 
 
 def default_taps(beta: ToeplitzMechanism) -> int:
-    """All coefficients of a finite ``β``; for an infinite one, its support capped at 2¹⁴ taps."""
+    """All coefficients of a finite ``β``; for an infinite one, its support capped at 2¹⁴ taps.
+
+    Parameters
+    ----------
+    beta : ToeplitzMechanism
+        The mechanism.
+
+    Returns
+    -------
+    int
+        The number of taps :func:`simulate` uses by default.
+    """
     if isinstance(beta, FiniteToeplitz):
         return beta.beta.size
     return int(min(beta._support(), _MAX_TAPS))
@@ -221,29 +287,75 @@ def simulate(
 ) -> SimulationResult:
     r"""Simulate Noisy-FTRL (``clip=False``) or DP-FTRL (``clip=True``) and estimate its suboptimality.
 
+    The noise is calibrated by :func:`~dptheory.accounting.calibrate_noise` to ``horizon`` steps under
+    ``participation``.
+
     Parameters
     ----------
-    mechanism, problem, rho, G, horizon, participation : as in :func:`dptheory.F_inf`; the noise is calibrated
-        by :func:`~dptheory.accounting.calibrate_noise` to ``horizon`` steps under ``participation``.
-    steps : ``horizon=None`` only: number of averaged steps per chain after burn-in, an integer ``≥ 1`` (default
+    mechanism : Mechanism or array_like
+        As in :func:`dptheory.F_inf`: any :class:`~dptheory.Mechanism`, or a sequence ``β``.
+    problem : MeanEstimation, LinearRegression or StronglyConvex
+        The learning problem.
+    rho : float in (0, inf)
+        The zCDP level ``ρ``, as in :func:`dptheory.F_inf`.
+    G : float in (0, inf), default 1.0
+        The clip norm, as in :func:`dptheory.F_inf`.
+    horizon : int, optional
+        As in :func:`dptheory.F_inf`: ``None`` (default) estimates the stationary ``F∞``, an integer ``n ≥ 1``
+        ``E[F(θ_n) − F⋆]``.
+    participation : Participation, optional
+        As in :func:`dptheory.F_inf`; ``None`` (default) is single participation.
+    steps : int, optional
+        ``horizon=None`` only: number of averaged steps per chain after burn-in, an integer ``≥ 1`` (default
         20 mixing times ``1/(1 − max_j|1 − ηλ_j|)``, i.e. ``20/(ημ)`` when ``ηL ≤ 1``, at least 2000).
-    seeds : number of independent chains, an integer ``≥ 2`` (the standard error is taken across them).
-    seed : seed of the run's single generator, an integer ``≥ 0``.
-    burn_in : ``horizon=None`` only: discarded steps, an integer ``≥ 0`` (default 5 mixing times ``+ taps``: the
+    seeds : int, default 32
+        Number of independent chains, an integer ``≥ 2`` (the standard error is taken across them).
+    seed : int, default 0
+        Seed of the run's single generator, an integer ``≥ 0``.
+    burn_in : int, optional
+        ``horizon=None`` only: discarded steps, an integer ``≥ 0`` (default 5 mixing times ``+ taps``: the
         slowest mode decays by e⁻¹⁰ in second moment and the noise filter is full).
-    clip : ``True`` clips the per-example gradient to norm ``G`` (DP-FTRL, Alg. 1; the regulariser of mean
+    clip : bool, default False
+        ``True`` clips the per-example gradient to norm ``G`` (DP-FTRL, Alg. 1; the regulariser of mean
         estimation is not clipped), ``False`` does not (Noisy-FTRL).
-    taps : ``horizon=None`` only: coefficients of ``β`` to simulate, an integer ``≥ 1`` (default
+    taps : int, optional
+        ``horizon=None`` only: coefficients of ``β`` to simulate, an integer ``≥ 1`` (default
         :func:`default_taps`; a mechanism whose stream is exact over any horizon, ``mechanism.exact_stream`` such as a
         BLT's ``d`` buffers, is simulated whole unless ``taps`` is given).
-    block : steps generated at once, an integer ``≥ 1`` (default ``min(steps of the run, max(2·taps, 1024),
+    block : int, optional
+        Steps generated at once, an integer ``≥ 1`` (default ``min(steps of the run, max(2·taps, 1024),
         max(256, 2²⁵/(seeds·d)))``: twice the simulated filter length, within 256 MiB per block array). The FFT
         route of the noise stream costs ``O((1 + taps/block)·log(taps + block))`` per step and coordinate (seed 004,
         Alg. 1; :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise`), within 1.5× of its limit at
         ``2·taps``; peak memory is about ``(2·block + taps)·seeds·d·8`` bytes, two blocks and the stream's history
         (0.9 GB measured at 64 seeds, ``d = 128``, 4096 taps and steps). The same ``(seed, block)``, the same numbers.
-    backend : ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy).
+    backend : {"numpy", "cupy", "array_api_strict"}, optional
+        ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy; :func:`dptheory.backend.get_backend`).
 
+    Returns
+    -------
+    SimulationResult
+        The estimate, its standard error across chains, the mechanism simulated and every setting used.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter before running for a malformed argument (non-integers,
+        NaN/inf, out-of-range), for a non-stationary mechanism at ``horizon=None``, and for linear regression at
+        ``η ≥ problem.eta_max_fourth_moment``, where the iterate's fourth moment, hence the variance of every time
+        average, is infinite (the threshold is that of the unclipped recursion; with ``clip=True`` the refusal is
+        conservative). Mean estimation and the strongly convex problems contract deterministically and add noise
+        with all moments, so every moment is finite at every ``η`` their constructors accept.
+    FloatingPointError
+        Naming the step if an iterate or the loss becomes non-finite.
+
+    Warns
+    -----
+    UserWarning
+        When the truncation of an infinite ``β`` moves ``F∞`` by more than the run's standard error.
+
+    Notes
+    -----
     Mean estimation draws ``z_t = σ_sgd·s_t`` with Rademacher ``s_t``, so ``|z| ≤ 1`` needs ``σ_sgd ≤ 1``
     (larger ``σ_sgd`` is refused); linear regression draws ``x_t ~ N(0, H)`` and ``ξ_t ~ N(0, σ_sgd²)`` in
     ``H``'s eigenbasis; a :class:`~dptheory.problems.StronglyConvex` problem uses ``∇F`` of its ``loss`` plus
@@ -256,14 +368,6 @@ def simulate(
     exact ``F∞``, the ratio of the sensitivities) and a ``UserWarning`` says so when the difference exceeds the
     run's standard error. ``horizon=n`` (any mechanism): ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` by the mean over
     chains of the last iterate's suboptimality; the ``n`` steps of the mechanism's own noise stream are exact.
-
-    Raises ``ValueError`` naming the parameter before running for a malformed argument (non-integers,
-    NaN/inf, out-of-range), for a non-stationary mechanism at ``horizon=None``, and for linear regression at
-    ``η ≥ problem.eta_max_fourth_moment``, where the iterate's fourth moment, hence the variance of every time
-    average, is infinite (the threshold is that of the unclipped recursion; with ``clip=True`` the refusal is
-    conservative). Mean estimation and the strongly convex problems contract deterministically and add noise
-    with all moments, so every moment is finite at every ``η`` their constructors accept. Raises
-    ``FloatingPointError`` naming the step if an iterate or the loss becomes non-finite.
     """
     rho, G = check_privacy(rho, G)
     _check_problem(problem)
@@ -324,20 +428,47 @@ def simulate(
 
 @dataclass(frozen=True)
 class PrefixErrorSimulation:
-    r"""Squared prefix-sum errors ``((A N z)_t)²`` of a mechanism's own noise stream, one row per independent chain
-    (:func:`simulate_prefix_errors`). Their expectation is the row energy ``‖e_tᵀ B‖²`` of the decoder ``B = A C⁻¹``
-    (seed 003 Eq. 9): :meth:`at` estimates ``MaxError²`` at the step attaining it, :meth:`mean_over_steps` ``RmsError²``."""
+    r"""Squared prefix-sum errors ``((A N z)_t)²`` of a mechanism's own noise stream, one row per independent chain.
+
+    Made by :func:`simulate_prefix_errors`. Their expectation is the row energy ``‖e_tᵀ B‖²`` of the decoder
+    ``B = A C⁻¹`` (seed 003 Eq. 9): :meth:`at` estimates ``MaxError²`` at the step attaining it,
+    :meth:`mean_over_steps` ``RmsError²``.
+
+    Attributes
+    ----------
+    squared : numpy.ndarray
+        The squared errors, shape ``(chains, n)``.
+    mechanism : str, default ""
+        The mechanism's name.
+    """
 
     squared: np.ndarray = field(repr=False)
     mechanism: str = ""
 
     def at(self, t: int) -> Estimate:
-        """``E[(A N z)_t²]`` over the chains."""
+        """``E[(A N z)_t²]`` over the chains.
+
+        Parameters
+        ----------
+        t : int
+            The step, ``0 ≤ t < n``.
+
+        Returns
+        -------
+        Estimate
+            The mean over chains with its standard error.
+        """
         t = check_int("t", t, 0, self.squared.shape[1] - 1)
         return Estimate.from_samples(self.squared[:, t], nonnegative=True)
 
     def mean_over_steps(self) -> Estimate:
-        """``E[(1/n) Σ_t (A N z)_t²] = RmsError²``: each chain's mean over steps, then the mean over chains."""
+        """``E[(1/n) Σ_t (A N z)_t²] = RmsError²``: each chain's mean over steps, then the mean over chains.
+
+        Returns
+        -------
+        Estimate
+            The mean over chains with its standard error.
+        """
         return Estimate.from_samples(self.squared.mean(axis=1), nonnegative=True)
 
     def __repr__(self) -> str:
@@ -346,9 +477,30 @@ class PrefixErrorSimulation:
 
 def simulate_prefix_errors(mechanism: Mechanism, n: int, *, chains: int = 1000, seed: int = 0,
                            backend: str | None = None) -> PrefixErrorSimulation:
-    r"""Release the prefix sums of a zero stream with the mechanism's own noise (:meth:`~dptheory.Mechanism.noise_stream`
-    over ``n`` steps, unit white draws, ``chains`` independent coordinates) and record the squared errors of every
-    prefix: the Monte-Carlo route to seed 003's MaxError/RmsError (Eq. 9), independent of the row energies."""
+    r"""Release the prefix sums of a zero stream with the mechanism's own noise and record the squared errors.
+
+    The noise is :meth:`~dptheory.Mechanism.noise_stream` over ``n`` steps, unit white draws, ``chains`` independent
+    coordinates; the squared errors of every prefix are the Monte-Carlo route to seed 003's MaxError/RmsError
+    (Eq. 9), independent of the row energies.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    n : int
+        The number of steps, ``n ≥ 1``.
+    chains : int, default 1000
+        Independent chains, ``≥ 2``.
+    seed : int, default 0
+        Seed of the run's generator, ``≥ 0``.
+    backend : {"numpy", "cupy", "array_api_strict"}, optional
+        The array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    PrefixErrorSimulation
+        The squared errors, one row per chain.
+    """
     n = check_int("n", n, 1)
     chains = check_int("chains", chains, 2, why="the standard error is taken across independent chains")
     seed = check_int("seed", seed, 0)

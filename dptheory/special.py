@@ -23,19 +23,38 @@ __all__ = ["ellipk_complement", "int_inv_abs", "sqrt_pole_integral"]
 def ellipk_complement(kc2):
     r"""``K(k)`` given the complementary parameter ``kc2 = 1 − k²`` (stable as ``k → 1``).
 
-    Returns ``inf`` at ``kc2 = 0`` (``k = 1``), as ``K`` diverges logarithmically there (Property F.10).
-    ``kc2 > 1`` (an imaginary modulus) is the analytic continuation; ``kc2 < 0`` is refused.
+    Parameters
+    ----------
+    kc2 : float or array_like
+        The complementary parameter ``1 − k² ≥ 0``. ``kc2 > 1`` (an imaginary modulus) is the analytic
+        continuation; ``kc2 < 0`` is refused.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``K(k)``; ``inf`` at ``kc2 = 0`` (``k = 1``), as ``K`` diverges logarithmically there (Property F.10).
     """
     kc2 = check_real_values("kc2", kc2, 0.0, lo_closed=True, why="kc2 = 1 - k^2 with a real modulus k <= 1")
     return sc.ellipkm1(kc2)
 
 
 def int_inv_abs(a):
-    r"""Lemma F.15: ``∫_{−π}^{π} dω / |1 − a − e^{iω}| = (4/(2−a)) K(√(1−a)/(1−a/2)) = 4 K(|1 − a|)``.
+    r"""The integral ``∫_{−π}^{π} dω / |1 − a − e^{iω}|`` in closed form (Lemma F.15).
+
+    Lemma F.15: ``∫_{−π}^{π} dω / |1 − a − e^{iω}| = (4/(2−a)) K(√(1−a)/(1−a/2)) = 4 K(|1 − a|)``.
 
     The two forms agree by Landen's transformation (errata 004 §7); we evaluate the second one as
-    ``4·ellipkm1(a(2 − a))``, valid for ``a ∈ (0, 2)`` and stable as ``a → 0``. ``a = 0`` gives ``inf``
-    (Lemma F.14).
+    ``4·ellipkm1(a(2 − a))``, valid for ``a ∈ (0, 2)`` and stable as ``a → 0``.
+
+    Parameters
+    ----------
+    a : float or array_like
+        ``a ∈ [0, 2)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The integral; ``a = 0`` gives ``inf`` (Lemma F.14).
     """
     a = check_real_values("a", a, 0.0, 2.0, lo_closed=True, why="Lemma F.15")
     return 4.0 * sc.ellipkm1(a * (2.0 - a))
@@ -66,7 +85,9 @@ def _pole_integral_carlson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def sqrt_pole_integral(a, b):
-    r"""Lemma F.16: ``I(a, b) = ∫_{−π}^{π} |1 − a − e^{iω}| / |1 − b − e^{iω}|² dω`` (eq. 49), vectorised.
+    r"""The integral ``I(a, b)`` of eq. 49 in closed form (Lemma F.16), vectorised.
+
+    Lemma F.16: ``I(a, b) = ∫_{−π}^{π} |1 − a − e^{iω}| / |1 − b − e^{iω}|² dω`` (eq. 49).
 
     Closed form ``(2a² / (b²(1 − a/2))) · Π(α², k)`` with ``α² = (b²(1−a) − a²(1−b)) / (b²(1−a/2)²)`` and
     ``k = √(1−a)/(1−a/2)``. For ``a < b`` (``α² ∈ (0, 1)``, the case ν ≤ ηλ of the theory) Π is evaluated by
@@ -76,6 +97,23 @@ def sqrt_pole_integral(a, b):
     The paper states the lemma for ``a, b ∈ (0, 1)``; it continues analytically to ``a, b ∈ (0, 2)``
     (checked against quadrature in ``tests/test_special.py``), which covers ``β*`` of Thm 2.1 for
     ``η ∈ (1, 2)`` and eigen-directions with ``ηλ ∈ [1, 2)``. At ``a = b`` it reduces to Lemma F.15.
+
+    Parameters
+    ----------
+    a : float or array_like
+        ``a ∈ (0, 2)``.
+    b : float or array_like
+        ``b ∈ (0, 2)``, broadcast with ``a``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``I(a, b)`` (a float when both are scalars).
+
+    Raises
+    ------
+    ValueError
+        For values outside ``(0, 2)`` or shapes that do not broadcast.
     """
     a = check_real_values("a", a, 0.0, 2.0, why="Lemma F.16")
     b = check_real_values("b", b, 0.0, 2.0, why="Lemma F.16")

@@ -101,21 +101,28 @@ def F_inf(
     variant: str = "corrected",
     method: str = "auto",
 ) -> float:
-    r"""Suboptimality of Noisy-FTRL calibrated by :func:`~dptheory.accounting.calibrate_noise` (seed 004, eq. 4;
-    module docstring for what ``horizon`` means).
+    r"""Suboptimality of Noisy-FTRL calibrated by :func:`~dptheory.accounting.calibrate_noise` (seed 004, eq. 4).
+
+    See the module docstring for what ``horizon`` means.
 
     Parameters
     ----------
-    mechanism : any :class:`~dptheory.Mechanism`, or a sequence ``β`` (``β_0 ≠ 0``, a :class:`FiniteToeplitz`).
-    problem : :class:`MeanEstimation` or :class:`LinearRegression`.
-    rho : zCDP level ``ρ > 0`` (Thm 1.1).
-    G : clip norm ``G > 0`` (scales the DP noise; Noisy-FTRL does not clip).
-    horizon : ``None`` (default) for the stationary ``F∞`` of a Toeplitz mechanism; an integer ``n ≥ 1`` for
+    mechanism : Mechanism or array_like
+        Any :class:`~dptheory.Mechanism`, or a sequence ``β`` (``β_0 ≠ 0``, a :class:`FiniteToeplitz`).
+    problem : MeanEstimation or LinearRegression
+        The learning problem (:class:`MeanEstimation` or :class:`LinearRegression`).
+    rho : float in (0, inf)
+        The zCDP level ``ρ > 0`` (Thm 1.1).
+    G : float in (0, inf), default 1.0
+        The clip norm ``G > 0`` (scales the DP noise; Noisy-FTRL does not clip).
+    horizon : int, optional
+        ``None`` (default) for the stationary ``F∞`` of a Toeplitz mechanism; an integer ``n ≥ 1`` for
         ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` with the noise calibrated to ``n`` steps (``kind="exact"`` or, for linear
         regression, ``"lti"``).
-    participation : a :class:`~dptheory.Participation` (default: single participation), the schema the noise is
+    participation : Participation, optional
+        A :class:`~dptheory.Participation` (default: single participation), the schema the noise is
         calibrated to.
-    kind :
+    kind : {"exact", "lti", "lower", "upper"}, default "exact"
         ``"exact"`` — the true value. Mean estimation: App. B eq. (18). Linear regression with Gaussian inputs:
         the exact solution of the stationary second-moment equations, which the paper does not give
         (derivation in ``docs/linear_regression_exact.md``); needs ``η < problem.eta_max_gaussian``. At a
@@ -123,15 +130,25 @@ def F_inf(
         ``"lti"`` — the LTI part (the ``xxᵀ → H`` surrogate; equality case of Thm C.18).
         ``"lower"`` / ``"upper"`` — Thm C.18 / Thm C.15 with their constants (``C_kurt = 3``,
         ``R² = Tr H + 2λ_max``), both require ``η < 1/R²``.
-    variant : ``"corrected"`` (default) returns ``E[F − F⋆]`` as eq. (4) defines it. ``"paper"`` reproduces
+    variant : {"corrected", "paper"}, default "corrected"
+        ``"corrected"`` (default) returns ``E[F − F⋆]`` as eq. (4) defines it. ``"paper"`` reproduces
         App. B, which calls ``lim E[δ²]`` "F∞" and so drops the ½ of ``F − F⋆ = ½δ²`` (errata 004 §10.3);
         mean estimation only.
-    method : ``"auto"``, ``"closed_form"``, ``"time"`` or ``"frequency"``: the route for ``γ∞`` and the pole
-        integrals at ``horizon=None`` (see :meth:`~dptheory.ToeplitzMechanism.filtered_energy`).
+    method : {"auto", "closed_form", "time", "frequency"}, default "auto"
+        The route for ``γ∞`` and the pole integrals at ``horizon=None`` (see
+        :meth:`~dptheory.ToeplitzMechanism.filtered_energy`).
 
-    Returns ``math.inf`` when the sensitivity is infinite (``γ∞ = ∞``: Optimal-CC, anti-PGD, non-minimum-phase
-    ``β``; Table 2). Raises ``ValueError`` for a non-Toeplitz mechanism at ``horizon=None``, which has no
-    stationary value.
+    Returns
+    -------
+    float
+        ``F∞`` (``horizon=None``) or ``F_n``. ``math.inf`` when the sensitivity is infinite (``γ∞ = ∞``:
+        Optimal-CC, anti-PGD, non-minimum-phase ``β``; Table 2).
+
+    Raises
+    ------
+    ValueError
+        For a non-Toeplitz mechanism at ``horizon=None``, which has no stationary value; for a ``kind`` or
+        ``variant`` the problem does not have, or ``η`` outside the range the chosen ``kind`` needs.
     """
     rho, G = check_privacy(rho, G)
     if type(problem) not in _KINDS:
@@ -221,6 +238,22 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
     ``η²G²/(16π²ρ) (∫_{−π}^{π} √h dω)²`` with ``h(ω) = Σ_j λ_j/|1 − ηλ_j − e^{iω}|²`` (eq. 21). The SGD part is
     the exact LTI value ``(ησ_sgd²/2)Σ_j λ_j/(2 − ηλ_j)``; ``variant="paper"`` uses the theorem's weaker
     ``(η/4)σ_sgd² Tr H`` instead.
+
+    Parameters
+    ----------
+    problem : LinearRegression
+        The problem (a :class:`MeanEstimation` is accepted too, ``H = 1``).
+    rho : float in (0, inf)
+        The zCDP level ``ρ``.
+    G : float in (0, inf), default 1.0
+        The clip norm.
+    variant : {"corrected", "paper"}, default "corrected"
+        The SGD part: the exact LTI value, or the theorem's ``(η/4)σ_sgd² Tr H``.
+
+    Returns
+    -------
+    float
+        The infimum over ``β`` of the LTI part of ``F∞``.
     """
     rho, G = check_privacy(rho, G)
     check_variant(variant)
@@ -240,8 +273,29 @@ def F_inf_lti_infimum(problem: LinearRegression, *, rho: float, G: float = 1.0, 
 
 
 def mean_estimation_dpsgd(eta: float, *, rho: float, G: float = 1.0, sigma_sgd: float = 0.0, variant: str = "corrected") -> float:
-    r"""Closed form, DP-SGD on mean estimation (Thm 2.1; Lemma F.12 with ``l = 0``):
-    ``lim E δ² = ηG²/(2ρ(2 − η)) + ησ_sgd²/(2 − η)``; ``F∞`` is half of it (``variant="paper"``: all of it)."""
+    r"""``F∞`` of DP-SGD on mean estimation in closed form.
+
+    Closed form, DP-SGD on mean estimation (Thm 2.1; Lemma F.12 with ``l = 0``):
+    ``lim E δ² = ηG²/(2ρ(2 − η)) + ησ_sgd²/(2 − η)``; ``F∞`` is half of it (``variant="paper"``: all of it).
+
+    Parameters
+    ----------
+    eta : float in (0, 2)
+        The learning rate.
+    rho : float in (0, inf)
+        The zCDP level ``ρ``.
+    G : float in (0, inf), default 1.0
+        The clip norm.
+    sigma_sgd : float in [0, inf), default 0.0
+        The standard deviation of ``z − E z``.
+    variant : {"corrected", "paper"}, default "corrected"
+        ``"corrected"``: ``F∞ = ½ lim E δ²``; ``"paper"``: all of ``lim E δ²``.
+
+    Returns
+    -------
+    float
+        ``F∞``.
+    """
     problem = MeanEstimation(eta, sigma_sgd)
     eta = problem.eta
     rho, G = check_privacy(rho, G)
@@ -251,9 +305,30 @@ def mean_estimation_dpsgd(eta: float, *, rho: float, G: float = 1.0, sigma_sgd: 
 
 
 def mean_estimation_optimum(eta: float, *, rho: float, G: float = 1.0, sigma_sgd: float = 0.0, variant: str = "corrected") -> float:
-    r"""Closed form, ``inf_β F∞(β) = F∞(β*)`` on mean estimation (Thm 2.1; App. B after eq. 18; Lemma F.15):
+    r"""The optimal ``F∞`` on mean estimation in closed form.
+
+    Closed form, ``inf_β F∞(β) = F∞(β*)`` on mean estimation (Thm 2.1; App. B after eq. 18; Lemma F.15):
     ``lim E δ² = η²G²/(8π²ρ)(∫dω/|1 − η − e^{iω}|)² + ησ_sgd²/(2 − η) = 2η²G²K(|1 − η|)²/(π²ρ) + ησ_sgd²/(2 − η)``
-    (modulus ``k = |1 − η|``, evaluated as ``ellipkm1(η(2 − η))``)."""
+    (modulus ``k = |1 − η|``, evaluated as ``ellipkm1(η(2 − η))``).
+
+    Parameters
+    ----------
+    eta : float in (0, 2)
+        The learning rate.
+    rho : float in (0, inf)
+        The zCDP level ``ρ``.
+    G : float in (0, inf), default 1.0
+        The clip norm.
+    sigma_sgd : float in [0, inf), default 0.0
+        The standard deviation of ``z − E z``.
+    variant : {"corrected", "paper"}, default "corrected"
+        ``"corrected"``: ``F∞ = ½ lim E δ²``; ``"paper"``: all of ``lim E δ²``.
+
+    Returns
+    -------
+    float
+        ``F∞(β*)``.
+    """
     problem = MeanEstimation(eta, sigma_sgd)
     eta = problem.eta
     rho, G = check_privacy(rho, G)
@@ -268,6 +343,16 @@ def mean_estimation_ratio(eta) -> np.ndarray:
 
     Symmetric under ``η ↔ 2 − η``, equal to 1 at ``η = 1`` (where ``β* = DP-SGD``) and → 0 as ``η → 0`` or
     ``η → 2``. The caption's "orders of magnitude better at η → 1" contradicts this (errata 004 §10.4).
+
+    Parameters
+    ----------
+    eta : float or array_like
+        Learning rates in ``(0, 2)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ratio, of the shape of ``eta``.
     """
     e = check_real_values("eta", eta, 0.0, 2.0, why="the stability range of mean estimation")
     m1 = e * (2.0 - e)

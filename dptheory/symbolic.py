@@ -49,7 +49,18 @@ __all__ = [
 
 
 def log(x) -> sp.Expr:
-    """``log(x)`` kept as printed (sympy would rewrite ``log(1/x)`` as ``-log(x)``)."""
+    """``log(x)`` kept as printed (sympy would rewrite ``log(1/x)`` as ``-log(x)``).
+
+    Parameters
+    ----------
+    x : sympy.Expr or number
+        The argument.
+
+    Returns
+    -------
+    sympy.Expr
+        ``sympy.log(x, evaluate=False)``.
+    """
     return sp.log(x, evaluate=False)
 
 
@@ -57,6 +68,18 @@ class SymbolTable(Mapping):
     """The positive sympy symbols one paper's rates may contain, by name (a read-only mapping name -> symbol).
 
     ``noun`` is what messages call them (seed 004: ``"symbol"``, seed 002: ``"parameter"``).
+
+    Parameters
+    ----------
+    *symbols : sympy.Symbol
+        The symbols, each declared ``positive=True``.
+    noun : str, default "symbol"
+        What messages call them.
+
+    Raises
+    ------
+    ValueError
+        For a symbol that is not a sympy symbol declared positive.
     """
 
     def __init__(self, *symbols: sp.Symbol, noun: str = "symbol"):
@@ -79,7 +102,23 @@ class SymbolTable(Mapping):
         return f"SymbolTable({', '.join(self._by_name)})"
 
     def symbol(self, var) -> sp.Symbol:
-        """``var`` (a name or one of the symbols) as its symbol; raises :class:`ValueError` listing the symbols."""
+        """``var`` (a name or one of the symbols) as its symbol.
+
+        Parameters
+        ----------
+        var : str or sympy.Symbol
+            A name, or one of the symbols.
+
+        Returns
+        -------
+        sympy.Symbol
+            The symbol.
+
+        Raises
+        ------
+        ValueError
+            Listing the symbols, for anything else.
+        """
         if isinstance(var, sp.Symbol) and self._by_name.get(var.name) == var:
             return var
         if isinstance(var, str) and var in self._by_name:
@@ -87,7 +126,25 @@ class SymbolTable(Mapping):
         raise ValueError(f"var must be one of the symbols {sorted(self)}, got {var!r}")
 
     def expression(self, expr, what: str = "expr") -> sp.Expr:
-        """``expr`` sympified; raises :class:`ValueError` naming ``what`` unless it is an expression in these symbols."""
+        """``expr`` sympified, checked to be an expression in these symbols.
+
+        Parameters
+        ----------
+        expr : sympy.Expr, str or number
+            The expression.
+        what : str, default "expr"
+            What the error message calls it.
+
+        Returns
+        -------
+        sympy.Expr
+            The sympified expression.
+
+        Raises
+        ------
+        ValueError
+            Naming ``what`` unless it is an expression in these symbols.
+        """
         try:
             expr = sp.sympify(expr)
         except (sp.SympifyError, TypeError, SyntaxError):
@@ -103,8 +160,25 @@ class SymbolTable(Mapping):
             raise ValueError(f"unknown {self.noun} name(s) {unknown}; the {self.noun}s are {sorted(self)}")
 
     def numbers(self, values: Mapping, *, arrays: bool = False) -> dict:
-        """Names -> symbols, each value a positive finite float (with ``arrays``, a float array of positive
-        finite entries, of its own shape); raises :class:`ValueError` naming any unknown name or bad value."""
+        """Names -> symbols, each value a positive finite float.
+
+        Parameters
+        ----------
+        values : Mapping
+            Symbol name -> value.
+        arrays : bool, default False
+            Accept arrays: each value becomes a float array of positive finite entries, of its own shape.
+
+        Returns
+        -------
+        dict
+            Symbol -> float (or array).
+
+        Raises
+        ------
+        ValueError
+            Naming any unknown name or bad value.
+        """
         self._check_names(values)
         why = f"every {self.noun} is positive"
         if arrays:
@@ -112,8 +186,25 @@ class SymbolTable(Mapping):
         return {self[k]: check_in_interval(k, v, 0.0, why=why) for k, v in values.items()}
 
     def substitution(self, values: Mapping) -> dict:
-        """Names -> symbols for ``expr.subs``: expressions in these symbols, or positive numbers kept exact
-        (``1`` and ``sympy.Rational(1, 2)`` stay exact); raises :class:`ValueError` naming any bad entry."""
+        """Names -> symbols for ``expr.subs``: expressions in these symbols, or positive numbers kept exact.
+
+        ``1`` and ``sympy.Rational(1, 2)`` stay exact.
+
+        Parameters
+        ----------
+        values : Mapping
+            Symbol name -> expression in these symbols, or positive number.
+
+        Returns
+        -------
+        dict
+            Symbol -> sympy expression.
+
+        Raises
+        ------
+        ValueError
+            Naming any bad entry.
+        """
         self._check_names(values)
         out = {}
         for k, v in values.items():
@@ -131,14 +222,43 @@ def _compiled(expr: sp.Expr, symbols: tuple, modules: str):
 
 
 def numeric(expr: sp.Expr, values: Mapping, modules: str = "numpy"):
-    """``expr`` at ``values`` (symbol -> number, or array with ``modules="numpy"``; symbols it does not contain
-    are ignored) through a ``lambdify`` cached per expression. Errors of the numeric functions propagate."""
+    """``expr`` at ``values`` through a ``lambdify`` cached per expression.
+
+    Errors of the numeric functions propagate.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression.
+    values : Mapping
+        Symbol -> number, or array with ``modules="numpy"``; symbols it does not contain are ignored.
+    modules : str, default "numpy"
+        The ``modules`` of :func:`sympy.lambdify`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The value.
+    """
     symbols = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
     return _compiled(expr, symbols, modules)(*(values[s] for s in symbols))
 
 
 def elasticity(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
-    """``d ln f / d ln x``, simplified: an exact ``Rational`` for a product of powers, ``0`` if ``x`` is absent."""
+    """``d ln f / d ln x``, simplified: an exact ``Rational`` for a product of powers, ``0`` if ``x`` is absent.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression ``f``.
+    x : sympy.Symbol
+        The variable.
+
+    Returns
+    -------
+    sympy.Expr
+        The elasticity.
+    """
     if x not in expr.free_symbols:
         return sp.Integer(0)
     if expr.is_Mul or expr.is_Pow or expr.is_Symbol:
@@ -147,8 +267,22 @@ def elasticity(expr: sp.Expr, x: sp.Symbol) -> sp.Expr:
 
 
 def elasticity_at(expr: sp.Expr, x: sp.Symbol, values: Mapping) -> float:
-    """``d ln f / d ln x`` at ``values`` (symbol -> number, every symbol of ``expr``), on the active branch
-    of every ``min``/``max``."""
+    """``d ln f / d ln x`` at ``values``, on the active branch of every ``min``/``max``.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression ``f``.
+    x : sympy.Symbol
+        The variable.
+    values : Mapping
+        Symbol -> number, every symbol of ``expr``.
+
+    Returns
+    -------
+    float
+        The elasticity at the point.
+    """
     f = branch(expr, values)
     if x not in f.free_symbols:
         return 0.0
@@ -156,8 +290,23 @@ def elasticity_at(expr: sp.Expr, x: sp.Symbol, values: Mapping) -> float:
 
 
 def branch(expr: sp.Expr, values: Mapping | None = None) -> sp.Expr:
-    """Resolve ``Min``/``Max``: at ``values`` (symbol -> number) the active argument; without values
-    ``Min(1, x) -> x`` (the non-trivial branch of a bound ``min{1, x}``) and other ``Min``/``Max`` are kept."""
+    """Resolve ``Min``/``Max``: at ``values`` the active argument.
+
+    Without values ``Min(1, x) -> x`` (the non-trivial branch of a bound ``min{1, x}``) and other ``Min``/``Max``
+    are kept.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression.
+    values : Mapping, optional
+        Symbol -> number.
+
+    Returns
+    -------
+    sympy.Expr
+        The expression with ``Min``/``Max`` resolved.
+    """
 
     def pick(fn, *args):
         if values is None:
@@ -193,10 +342,29 @@ def _condition(relation, values: Mapping, label: str) -> Condition | None:
 
 def check_hypotheses(theorem: str, hypotheses: Iterable, values: Mapping,
                      labels: Mapping | None = None) -> TheoremCheck:
-    """A theorem's ``hypotheses`` at ``values`` (symbol -> number): each sympy relation (``<=``, ``<``,
-    ``>=``, ``>``, ``==``) becomes a :class:`~dptheory.hypotheses.Condition` with both sides evaluated,
-    labelled by ``labels[relation]`` where the printed condition is worded differently (else by the relation
-    itself); a hypothesis in words, or a relation whose symbols are not all given, is listed as unchecked."""
+    """A theorem's ``hypotheses`` decided at ``values``.
+
+    Each sympy relation (``<=``, ``<``, ``>=``, ``>``, ``==``) becomes a :class:`~dptheory.hypotheses.Condition`
+    with both sides evaluated; a hypothesis in words, or a relation whose symbols are not all given, is listed as
+    unchecked.
+
+    Parameters
+    ----------
+    theorem : str
+        The theorem's name.
+    hypotheses : iterable of sympy.Rel or str
+        The hypotheses: sympy relations, or words.
+    values : Mapping
+        Symbol -> number.
+    labels : Mapping, optional
+        ``labels[relation]`` labels a relation where the printed condition is worded differently (else it is
+        labelled by the relation itself).
+
+    Returns
+    -------
+    TheoremCheck
+        The checked conditions and the unchecked hypotheses.
+    """
     labels = labels or {}
     checked, unchecked = [], []
     for h in hypotheses:
@@ -213,9 +381,11 @@ def check_hypotheses(theorem: str, hypotheses: Iterable, values: Mapping,
 
 
 class SymbolicRate:
-    """A rate whose value is the sympy expression :attr:`expr` over the symbols of :attr:`SYMBOLS`: the
-    common part of seed 004's table cells and seed 002's rates and round complexities (a mixin: each
-    concrete class sets ``SYMBOLS`` and provides ``expr``)."""
+    """A rate whose value is the sympy expression :attr:`expr` over the symbols of :attr:`SYMBOLS`.
+
+    The common part of seed 004's table cells and seed 002's rates and round complexities (a mixin: each
+    concrete class sets ``SYMBOLS`` and provides ``expr``).
+    """
 
     SYMBOLS: ClassVar[SymbolTable]
     expr: sp.Expr
@@ -231,6 +401,23 @@ class SymbolicRate:
         Without ``values``: a simplified sympy expression on the non-trivial branch of every ``min{1, ·}`` (an
         exact ``Rational`` for a power law). With values for every symbol of the expression: a float at that
         point, on the active branch of every ``min``/``max``.
+
+        Parameters
+        ----------
+        var : str or sympy.Symbol
+            The variable, one of :attr:`SYMBOLS`.
+        **values : float
+            Values for every symbol of the expression, by name (none for the symbolic slope).
+
+        Returns
+        -------
+        sympy.Expr or float
+            The slope.
+
+        Raises
+        ------
+        ValueError
+            For an unknown variable, or values missing some symbol of the expression.
         """
         return self._slope(self.expr, var, values)
 

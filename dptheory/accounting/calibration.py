@@ -17,11 +17,31 @@ __all__ = ["calibrate_noise"]
 
 
 def calibrate_noise(mechanism, *, rho, horizon=None, participation=None, method: str | None = None) -> float:
-    r"""``σ_dp = sens_Π(C; n)/√(2ρ)`` for ``mechanism`` over ``horizon = n`` steps (``None``: the streaming limit)
-    under ``participation`` (``None``: single participation); ``math.inf`` where the sensitivity is infinite.
+    r"""Noise multiplier that makes ``mechanism`` ``ρ``-zCDP over a horizon under a participation schema.
 
-    ``method`` selects the route of a Toeplitz mechanism's limiting sensitivity (``"auto"``, ``"closed_form"``,
-    ``"time"``, ``"frequency"``; :meth:`dptheory.ToeplitzMechanism.limiting_sensitivity`).
+    Returns ``σ_dp = sens_Π(C; n)/√(2ρ)`` for ``mechanism`` over ``horizon = n`` steps (``None``: the streaming
+    limit) under ``participation`` (``None``: single participation); ``math.inf`` where the sensitivity is
+    infinite.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism whose sensitivity (:meth:`dptheory.Mechanism.sensitivity`) is calibrated to.
+    rho : float in (0, inf)
+        The zCDP target ``ρ``.
+    horizon : int, optional
+        The number of steps ``n``; ``None`` (default) is the streaming limit ``n → ∞``.
+    participation : Participation, optional
+        The participation schema ``Π``; ``None`` (default) is single participation.
+    method : {"auto", "closed_form", "time", "frequency"}, optional
+        Selects the route of a Toeplitz mechanism's limiting sensitivity
+        (:meth:`dptheory.ToeplitzMechanism.limiting_sensitivity`); ``None`` (default) is the mechanism's own
+        default.
+
+    Returns
+    -------
+    float
+        The noise multiplier ``σ_dp``, ``math.inf`` where the sensitivity is infinite.
     """
     routes = {} if method is None else {"method": method}
     return noise_multiplier(mechanism.sensitivity(horizon, participation, **routes), rho=rho)

@@ -15,8 +15,28 @@ __all__ = ["advanced_composition", "gaussian_sigma_classic", "subsampled_epsilon
 
 
 def advanced_composition(eps, *, delta, k, delta_prime) -> tuple[float, float]:
-    """Dwork–Roth Thm 3.20: ``k`` adaptive (ε, δ)-DP steps are ``(√(2k ln(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP.
+    """Advanced composition of ``k`` adaptive (ε, δ)-DP steps.
 
+    Dwork–Roth Thm 3.20: ``k`` adaptive (ε, δ)-DP steps are ``(√(2k ln(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP.
+
+    Parameters
+    ----------
+    eps : float in (0, inf)
+        The ε of each step.
+    delta : float in [0, 1)
+        The δ of each step.
+    k : float in (0, inf)
+        The number of steps.
+    delta_prime : float in (0, 1)
+        The slack ``δ'`` of the composition.
+
+    Returns
+    -------
+    tuple of float
+        ``(ε_total, δ_total)`` of the composition.
+
+    Examples
+    --------
     >>> e, d = advanced_composition(0.01, delta=1e-9, k=1000, delta_prime=1e-6)
     >>> round(e, 6), round(d * 1e6, 12)
     (1.76276, 2.0)
@@ -29,7 +49,24 @@ def advanced_composition(eps, *, delta, k, delta_prime) -> tuple[float, float]:
 
 
 def gaussian_sigma_classic(sensitivity, *, eps, delta) -> float:
-    """Classic Gaussian mechanism (Dwork–Roth Thm A.1): ``σ = Δ√(2 ln(1.25/δ))/ε`` gives (ε, δ)-DP for ε ≤ 1."""
+    """Noise of the classic Gaussian mechanism for an (ε, δ) target.
+
+    Classic Gaussian mechanism (Dwork–Roth Thm A.1): ``σ = Δ√(2 ln(1.25/δ))/ε`` gives (ε, δ)-DP for ε ≤ 1.
+
+    Parameters
+    ----------
+    sensitivity : float in (0, inf)
+        The L2 sensitivity ``Δ``.
+    eps : float in (0, 1]
+        The target ε (the theorem needs ε ≤ 1).
+    delta : float in (0, 1)
+        The target δ.
+
+    Returns
+    -------
+    float
+        The noise standard deviation ``σ``.
+    """
     sensitivity = check_in_interval("sensitivity", sensitivity, 0.0)
     eps = check_in_interval("eps", eps, 0.0, 1.0, hi_closed=True, why="Dwork-Roth Thm A.1 needs eps <= 1")
     delta = check_in_interval("delta", delta, 0.0, 1.0)
@@ -37,9 +74,27 @@ def gaussian_sigma_classic(sensitivity, *, eps, delta) -> float:
 
 
 def subsampled_epsilon(eps, *, K, n) -> float:
-    """Amplification by subsampling ``K`` of ``n`` as the proof of seed 002's Thm D.1 uses it: ε' → ``2ε'K/n``
+    """Amplification by subsampling ``K`` of ``n`` records.
+
+    Amplification by subsampling ``K`` of ``n`` as the proof of seed 002's Thm D.1 uses it: ε' → ``2ε'K/n``
     (needs ε' ≤ 1).
 
+    Parameters
+    ----------
+    eps : float in (0, 1]
+        The ε' of the mechanism run on the subsample.
+    K : float in (0, n]
+        The subsample size.
+    n : float in (0, inf)
+        The number of records.
+
+    Returns
+    -------
+    float
+        The amplified ε, ``2ε'K/n``.
+
+    Notes
+    -----
     The cited lemma (Ullman) is for sampling without replacement; seed 002's Alg. 2 samples with replacement
     (errata 002 §8 #20).
     """

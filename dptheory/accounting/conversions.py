@@ -85,11 +85,25 @@ def epsilon_from_rho(rho, *, delta, conversion: str = "improved", orders: str | 
     Parameters
     ----------
     rho : float in [0, inf)
+        The zCDP parameter ρ.
     delta : float in (0, 1)
-    conversion : {"classic", "improved", "exact"}
+        The target δ.
+    conversion : {"classic", "improved", "exact"}, default "improved"
         See the module docstring (errata 000 §2.11).
-    orders : None, "paper" or a sequence of orders > 1
-        ``"improved"`` only: ``None`` minimises over all α > 1; ``"paper"`` on seed 000's grid 1.1 … 199.9.
+    orders : None, "paper" or sequence of float, optional
+        ``"improved"`` only: ``None`` (default) minimises over all α > 1; ``"paper"`` on seed 000's grid
+        1.1 … 199.9; a sequence of orders > 1 on those orders.
+
+    Returns
+    -------
+    float
+        The ε (0 at ``ρ = 0``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``conversion``, ``orders`` with a conversion other than ``"improved"``, malformed
+        ``orders``, or ``rho``/``delta`` out of range.
     """
     conversion = _check_conversion(conversion)
     grid = _check_orders(orders, conversion)
@@ -110,6 +124,22 @@ def rho_from_epsilon(epsilon, *, delta, conversion: str = "improved", orders: st
     ``"classic"`` and continuous ``"improved"`` invert through :func:`~dptheory.accounting.zcdp.epsilon_to_zcdp`,
     ``"exact"`` through :func:`~dptheory.accounting.gdp.gdp_mu` (``ρ = μ²/2``); an order grid by root finding
     (``brentq`` on ``ln ρ``).
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε.
+    delta : float in (0, 1)
+        The target δ.
+    conversion : {"classic", "improved", "exact"}, default "improved"
+        The conversion to invert (see :func:`epsilon_from_rho`).
+    orders : None, "paper" or sequence of float, optional
+        ``"improved"`` only: the Rényi orders, as in :func:`epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        The largest ρ whose ε under ``conversion`` is at most ``epsilon``.
     """
     conversion = _check_conversion(conversion)
     grid = _check_orders(orders, conversion)
@@ -142,10 +172,31 @@ def rho_from_epsilon(epsilon, *, delta, conversion: str = "improved", orders: st
 
 def sigma_for_epsilon(epsilon, *, delta, sensitivity_sq, conversion: str = "improved",
                       orders: str | Sequence[float] | None = None) -> float:
-    """The smallest noise multiplier σ of a Gaussian mechanism with squared sensitivity ``sensitivity_sq``
-    (in units of the clip norm, so ``ρ = S²/(2σ²)``) that meets ``(ε, δ)`` under ``conversion``:
+    """The smallest noise multiplier σ of a Gaussian mechanism that meets ``(ε, δ)`` under ``conversion``.
+
+    The mechanism has squared sensitivity ``sensitivity_sq`` (in units of the clip norm, so ``ρ = S²/(2σ²)``);
     ``σ = √(S²/(2ρ*))`` with ρ* from :func:`rho_from_epsilon`.
 
+    Parameters
+    ----------
+    epsilon : float in (0, inf)
+        The target ε.
+    delta : float in (0, 1)
+        The target δ.
+    sensitivity_sq : float in (0, inf)
+        The squared sensitivity ``S²`` in units of the clip norm.
+    conversion : {"classic", "improved", "exact"}, default "improved"
+        The ρ-zCDP → (ε, δ) conversion (see :func:`epsilon_from_rho`).
+    orders : None, "paper" or sequence of float, optional
+        ``"improved"`` only: the Rényi orders, as in :func:`epsilon_from_rho`.
+
+    Returns
+    -------
+    float
+        The noise multiplier σ.
+
+    Notes
+    -----
     A tree over n steps has ``S² = ⌊lg n⌋ + 1`` (errata 000 §2.11); e.g. n = 1024, δ = 1e-5, ε = 1, classic:
     σ = 16.253 (errata 000 §5 #24).
     """

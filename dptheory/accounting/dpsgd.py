@@ -136,7 +136,13 @@ _PLD_COARSEST = 64.0
 
 
 def dp_accounting_module():
-    """The ``dp_accounting`` package, imported on first use (it is heavy)."""
+    """The ``dp_accounting`` package, imported on first use (it is heavy).
+
+    Returns
+    -------
+    module
+        The ``dp_accounting`` module.
+    """
     import dp_accounting  # noqa: PLC0415  (heavy import, only when an accountant is used)
 
     return dp_accounting
@@ -148,9 +154,20 @@ def _poisson_event(sigma: float, q: float, T: int):
 
 
 def pld_accountant(relation=None, discretization: float = PLD_DISCRETIZATION):
-    """A fresh ``dp_accounting`` PLD accountant (pessimistic: its ε is an upper bound) for ``relation``
-    (a ``dp_accounting.NeighboringRelation``, default ADD_OR_REMOVE_ONE) at value discretisation
-    ``discretization`` (default :data:`PLD_DISCRETIZATION`)."""
+    """A fresh ``dp_accounting`` PLD accountant (pessimistic: its ε is an upper bound).
+
+    Parameters
+    ----------
+    relation : dp_accounting.NeighboringRelation, optional
+        The neighbouring relation; ``None`` (default) is ADD_OR_REMOVE_ONE.
+    discretization : float, default PLD_DISCRETIZATION
+        The value discretisation of the privacy-loss grid (default :data:`PLD_DISCRETIZATION`).
+
+    Returns
+    -------
+    dp_accounting.pld.pld_privacy_accountant.PLDAccountant
+        An accountant with nothing composed yet.
+    """
     from dp_accounting.pld import pld_privacy_accountant  # noqa: PLC0415
 
     dpa = dp_accounting_module()
@@ -159,9 +176,20 @@ def pld_accountant(relation=None, discretization: float = PLD_DISCRETIZATION):
 
 
 def rdp_accountant(relation=None):
-    """A fresh ``dp_accounting`` Rényi-DP accountant (Mironov 2017) for ``relation`` (a
-    ``dp_accounting.NeighboringRelation``, default ADD_OR_REMOVE_ONE), on the library's default orders plus
-    integer orders up to 4096."""
+    """A fresh ``dp_accounting`` Rényi-DP accountant (Mironov 2017).
+
+    It works on the library's default orders plus integer orders up to 4096.
+
+    Parameters
+    ----------
+    relation : dp_accounting.NeighboringRelation, optional
+        The neighbouring relation; ``None`` (default) is ADD_OR_REMOVE_ONE.
+
+    Returns
+    -------
+    dp_accounting.rdp.rdp_privacy_accountant.RdpAccountant
+        An accountant with nothing composed yet.
+    """
     from dp_accounting.rdp import rdp_privacy_accountant  # noqa: PLC0415
 
     dpa = dp_accounting_module()
@@ -172,7 +200,23 @@ def rdp_accountant(relation=None):
 
 
 def accountant_epsilon(accountant, event, delta: float) -> float:
-    """Compose ``event`` (a ``dp_accounting.DpEvent``) into ``accountant`` and return its ε at ``delta``."""
+    """Compose ``event`` into ``accountant`` and return its ε at ``delta``.
+
+    Parameters
+    ----------
+    accountant : dp_accounting.PrivacyAccountant
+        The accountant (e.g. from :func:`pld_accountant` or :func:`rdp_accountant`); ``event`` is composed into
+        it.
+    event : dp_accounting.DpEvent
+        The event to account.
+    delta : float
+        The δ at which ε is read.
+
+    Returns
+    -------
+    float
+        The accountant's ε at ``delta``.
+    """
     accountant.compose(event)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # RDP's "optimal order is the largest" advisory
@@ -188,6 +232,11 @@ def replace_one_sensitivity() -> dict[str, float]:
     for one Gaussian) and with the same accountant under ADD_OR_REMOVE_ONE at σ and σ/2 (RDP, whose
     formulas coincide exactly). dp_accounting 0.6 answers ``{"pld": 2.0, "rdp": 1.0}``: the factor-2
     inconsistency documented in the module docstring.
+
+    Returns
+    -------
+    dict of str to float
+        The sensitivity each accountant (``"pld"``, ``"rdp"``) assumes.
     """
     dpa = dp_accounting_module()
     rel = dpa.NeighboringRelation
@@ -408,14 +457,52 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
     ``"pld"`` refines its grid until one halving moves ε by at most ``rtol`` (default :data:`PLD_RTOL`), and no more
     than the halving before it, and says where it stopped (``.discretization``, ``.tolerance``); it warns
     (``RuntimeWarning``) if :data:`PLD_MAX_POINTS` stops it first. ``discretization=d`` fixes the grid instead
-    (``.tolerance`` is then ``None``; ``rtol`` then only bounds the round-off check). A grid above
-    :data:`PLD_MAX_POINTS` points, or a δ the FFT's round-off would move ε at by more than ``rtol/2``, is refused
-    with a ``ValueError`` naming the parameter to change (module docstring).
+    (``.tolerance`` is then ``None``; ``rtol`` then only bounds the round-off check).
 
     ``"rdp_wor"`` needs the data-set size ``N`` (an integer) with a whole batch ``s = qN`` (to 1e-9 relative):
     pass ``q = s/N`` for the batch you mean. ``"mc"`` takes ``n_samples``, ``seed``, ``level`` and ``backend`` and
     returns its confidence interval in ``.interval``. ``T`` must be whole except for ``"clt"``, whose formula
     takes ``T = kN/s`` as tf-privacy does.
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        The noise multiplier σ (noise std ``σ·C`` for clip norm ``C``).
+    q : float in (0, 1]
+        The sampling rate.
+    T : int
+        The number of rounds, ``T ≥ 1`` (a real ``T`` for ``"clt"``).
+    delta : float in (0, 1)
+        The δ at which ε is given.
+    accountant : str, default "pld"
+        One of :data:`ACCOUNTANTS`.
+    N : int, optional
+        ``"rdp_wor"`` only (and required there): the data-set size.
+    discretization : float in (0, inf), optional
+        ``"pld"`` only: a fixed privacy-loss grid spacing; ``None`` (default) chooses it from the ε it resolves.
+    rtol : float in (0, 1), default PLD_RTOL
+        ``"pld"`` only: the relative tolerance of the grid refinement and the round-off check.
+    n_samples : int, default 2**16
+        ``"mc"`` only: the number of Monte-Carlo samples.
+    seed : int, default 0
+        ``"mc"`` only: the random seed.
+    level : float, default 0.99
+        ``"mc"`` only: the confidence level of the interval.
+    backend : str or Backend, optional
+        ``"mc"`` only: the array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    EpsilonResult
+        ε with the accountant's sampling model, neighbouring relation and whether it is certified (and, for
+        ``"pld"``, its grid and tolerance; for ``"mc"``, its interval).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``accountant`` or an argument out of range; for ``"pld"``, a grid above
+        :data:`PLD_MAX_POINTS` points, or a δ the FFT's round-off would move ε at by more than ``rtol/2``, is
+        refused naming the parameter to change (module docstring).
     """
     if accountant not in ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
@@ -469,7 +556,35 @@ def exact_minimal_T(eps_target, *, sigma, k, delta, accountant: str = "pld", T_m
     the grid :func:`exact_epsilon` converges to at the bracket's upper end) and the answer is then checked, and
     stepped if needed, with :func:`exact_epsilon` itself: the result ``T`` satisfies
     ``exact_epsilon(T) ≤ ε_target < exact_epsilon(T − 1)`` with the same ``discretization``/``rtol``.
-    Raises if even ``T_max`` rounds do not reach ``ε_target``.
+
+    Parameters
+    ----------
+    eps_target : float in (0, inf)
+        The ε to certify.
+    sigma : float in (0, inf)
+        The noise multiplier σ.
+    k : float in (0, inf)
+        The number of epochs (``q = k/T``).
+    delta : float in (0, 1)
+        The δ at which ε is certified.
+    accountant : str, default "pld"
+        One of :data:`ACCOUNTANTS` (see :func:`exact_epsilon`).
+    T_max : int, default 10**7
+        The most rounds searched.
+    discretization : float, optional
+        ``"pld"`` only: a fixed grid spacing, as in :func:`exact_epsilon`.
+    rtol : float, default PLD_RTOL
+        ``"pld"`` only: the relative tolerance, as in :func:`exact_epsilon`.
+
+    Returns
+    -------
+    int
+        The fewest rounds ``T``.
+
+    Raises
+    ------
+    ValueError
+        If even ``T_max`` rounds do not reach ``ε_target``.
     """
     eps_target = check_in_interval("eps_target", eps_target, 0.0)
     k = check_in_interval("k", k, 0.0)
@@ -516,10 +631,31 @@ def calibrate_sigma(eps, *, delta, q, T, rtol=PLD_RTOL) -> float:
     result satisfies ``exact_epsilon(σ, q=q, T=T, delta=δ).eps ≤ ε``. The baseline against which the closed form
     of eq. (6) is timed (``make bench``).
 
-    A record joins some batch with probability ``1 − (1 − q)^T``; where that is at most δ every σ, even none,
-    gives ``(0, δ)``, so there is no smallest σ and this raises a ``ValueError`` naming eps, delta, q and T at once
-    (it used to spend minutes inside dp_accounting). So does a calibration whose bracket reaches a σ whose PLD
-    grid exceeds :data:`PLD_MAX_POINTS`.
+    Parameters
+    ----------
+    eps : float in (0, inf)
+        The target ε.
+    delta : float in (0, 1)
+        The target δ.
+    q : float in (0, 1]
+        The Poisson sampling rate.
+    T : int
+        The number of rounds, ``T ≥ 1``.
+    rtol : float in (0, 1), default PLD_RTOL
+        The relative tolerance of the PLD grid (as in :func:`exact_epsilon`).
+
+    Returns
+    -------
+    float
+        The smallest σ.
+
+    Raises
+    ------
+    ValueError
+        A record joins some batch with probability ``1 − (1 − q)^T``; where that is at most δ every σ, even none,
+        gives ``(0, δ)``, so there is no smallest σ and this raises a ``ValueError`` naming eps, delta, q and T at
+        once (it used to spend minutes inside dp_accounting). So does a calibration whose bracket reaches a σ
+        whose PLD grid exceeds :data:`PLD_MAX_POINTS`.
     """
     eps = check_in_interval("eps", eps, 0.0)
     delta = check_in_interval("delta", delta, 0.0, 1.0)

@@ -23,13 +23,41 @@ __all__ = ["gdp_delta", "gdp_epsilon", "gdp_mu", "mu_clt"]
 
 
 def gdp_delta(eps, *, mu) -> float:
-    """Dong–Roth–Su Cor. 2.13, eq. (64): ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` of μ-GDP (log-space second term)."""
+    """The δ at which μ-GDP gives ε.
+
+    Dong–Roth–Su Cor. 2.13, eq. (64): ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` of μ-GDP (log-space second term).
+
+    Parameters
+    ----------
+    eps : float
+        The ε at which δ is evaluated.
+    mu : float in (0, inf)
+        The GDP parameter μ.
+
+    Returns
+    -------
+    float
+        ``δ(ε)``.
+    """
     a = -eps / mu
     return float(ndtr(a + mu / 2) - math.exp(eps + log_ndtr(a - mu / 2)))
 
 
 def gdp_epsilon(mu, *, delta) -> float:
-    """The ε at which μ-GDP gives ``δ`` (root of eq. (64); 0 if ``δ(0) ≤ δ``)."""
+    """The ε at which μ-GDP gives ``δ`` (root of eq. (64); 0 if ``δ(0) ≤ δ``).
+
+    Parameters
+    ----------
+    mu : float in (0, inf)
+        The GDP parameter μ.
+    delta : float in (0, 1)
+        The target δ.
+
+    Returns
+    -------
+    float
+        The ε with ``δ(ε) = δ``, or 0 if ``δ(0) ≤ δ``.
+    """
     mu = check_in_interval("mu", mu, 0.0)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     if gdp_delta(0.0, mu=mu) <= delta:
@@ -41,7 +69,22 @@ def gdp_epsilon(mu, *, delta) -> float:
 
 
 def gdp_mu(eps, *, delta) -> float:
-    """The μ at which μ-GDP gives exactly ``(ε, δ)`` (eq. (64) increases in μ): ``μ*(ε, δ)`` of errata 001 §3.11d."""
+    """The μ at which μ-GDP gives exactly ``(ε, δ)``.
+
+    Eq. (64) increases in μ; this is ``μ*(ε, δ)`` of errata 001 §3.11d.
+
+    Parameters
+    ----------
+    eps : float in [0, inf)
+        The target ε.
+    delta : float in (0, 1)
+        The target δ.
+
+    Returns
+    -------
+    float
+        The μ with ``δ_μ(ε) = δ``.
+    """
     eps = check_in_interval("eps", eps, 0.0, lo_closed=True)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
     hi = 1.0
@@ -53,6 +96,29 @@ def gdp_mu(eps, *, delta) -> float:
 def mu_clt(sigma, *, q, T, form: str = "uniform") -> float:
     """GDP parameter of DP-SGD by the CLT (Dong–Roth–Su Cor. 5.4; seed 001 eq. (65)).
 
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        The noise multiplier σ.
+    q : float in (0, 1]
+        The sampling rate.
+    T : float in (0, inf)
+        The number of rounds (a real ``T`` is accepted).
+    form : {"uniform", "poisson"}, default "uniform"
+        Which CLT formula (see Notes).
+
+    Returns
+    -------
+    float
+        The asymptotic GDP parameter μ.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, for ``σ ≤ 0``, ``q ∉ (0, 1]``, ``T ≤ 0`` or an unknown ``form``.
+
+    Notes
+    -----
     ``"uniform"``: ``μ = q√T·√2·√(e^{σ⁻²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2)`` (tf-privacy ``compute_mu_uniform``,
     what Tables 9–11 used). ``"poisson"``: ``μ = q√(T(e^{σ⁻²} − 1))``.
 

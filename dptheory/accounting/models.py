@@ -25,7 +25,16 @@ class _Described(enum.Enum):
 
 
 class Sampling(_Described):
-    """How the batch of each round is drawn from the ``N`` records (rate ``q``, batch size ``s = qN``)."""
+    """How the batch of each round is drawn from the ``N`` records (rate ``q``, batch size ``s = qN``).
+
+    Parameters
+    ----------
+    value : str
+        A member's description: ``Sampling(value)`` returns the member it describes.
+    names, module, qualname, type, start, boundary : optional
+        The arguments of :class:`enum.Enum`'s functional API (which creates a new enum); not used with an enum
+        that has members.
+    """
 
     #: each record independently with probability ``q`` (seed 001, footnote 14; Abadi et al. 2016)
     POISSON = "Poisson sampling with rate q"
@@ -38,7 +47,16 @@ class Sampling(_Described):
 
 
 class Neighbouring(_Described):
-    """Which data sets are neighbours, with the sensitivity of the released sum it implies."""
+    """Which data sets are neighbours, with the sensitivity of the released sum it implies.
+
+    Parameters
+    ----------
+    value : str
+        A member's description: ``Neighbouring(value)`` returns the member it describes.
+    names, module, qualname, type, start, boundary : optional
+        The arguments of :class:`enum.Enum`'s functional API (which creates a new enum); not used with an enum
+        that has members.
+    """
 
     #: one data set has one record more (seed 001, footnote 5; ``dp_accounting``'s ADD_OR_REMOVE_ONE)
     ADD_REMOVE = "add/remove one record"
@@ -60,6 +78,26 @@ class EpsilonResult:
     A discretised accountant (PLD) also says where it stopped: ``discretization`` is the value grid of its privacy
     loss and ``tolerance`` the relative change of ε over the last halving of that grid (``None``: a grid fixed by
     the caller, convergence not checked).
+
+    Attributes
+    ----------
+    eps : float
+        The ε at ``δ`` (``float()`` of the result).
+    accountant : str
+        The accountant that computed it.
+    sampling : Sampling
+        The sampling model ε holds for.
+    neighbouring : Neighbouring
+        The neighbouring relation ε holds for.
+    certified : bool
+        Whether ``eps`` is an upper bound on the true ε of that model (``False``: an estimate).
+    interval : tuple of float or None, default None
+        Monte Carlo only: the confidence interval of ``eps``.
+    discretization : float or None, default None
+        PLD only: the privacy-loss grid spacing of ``eps``.
+    tolerance : float or None, default None
+        PLD only: ``|ε(2d) − ε(d)|/ε(d)`` at the final grid spacing ``d``; ``None`` where ``d`` was fixed,
+        ``inf`` where no halving fitted the grid limit.
     """
 
     eps: float

@@ -166,8 +166,10 @@ MAX_REMOVE_ORDER = 10**6
 
 
 class MonteCarloWarning(UserWarning):
-    """A Monte-Carlo interval that is not to be trusted (an effective sample size below :data:`MIN_ESS`), returned
-    because the caller passed ``unreliable="warn"``."""
+    """A Monte-Carlo interval that is not to be trusted (an effective sample size below :data:`MIN_ESS`).
+
+    It is returned, with this warning, because the caller passed ``unreliable="warn"``.
+    """
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,25 @@ class DirectionDelta:
     (``n_samples`` for equal weights; ``≈ 1/(relative standard error)²``). ``bound`` is the supremum of one
     weighted integrand, hence an upper bound on that direction's ``δ(ε)`` (:func:`_log_sup`, an RDP-to-DP
     bound; ``0`` where ``δ`` is 0 exactly). ``reliable``: ``ess ≥`` :data:`MIN_ESS`.
+
+    Attributes
+    ----------
+    direction : {"remove", "add"}
+        The direction.
+    estimate : float
+        ``δ̂`` of that direction.
+    lo : float
+        The lower end of the CLT interval of ``estimate``.
+    hi : float
+        The upper end of the CLT interval of ``estimate``.
+    stderr : float
+        The standard error of ``estimate``.
+    proposal : float
+        The tilt ``θ`` of that direction (an integer for ``"remove"``).
+    ess : float
+        The Kish effective sample size of the weights.
+    bound : float
+        An upper bound on that direction's ``δ(ε)``, the supremum of one weighted integrand.
     """
 
     direction: str
@@ -224,6 +245,35 @@ class MonteCarloDelta:
     each direction's interval at ``level`` (module docstring). ``proposal = (θ_remove, θ_add)``. ``reliable``:
     whether the interval is trusted (module docstring, *Trust*); :func:`mc_delta` refuses one that is not,
     unless asked to warn.
+
+    Attributes
+    ----------
+    estimate : float
+        ``δ̂(ε) = max(remove.estimate, add.estimate)`` (``float()`` of the result).
+    lo : float
+        The lower end of the confidence interval of ``δ(ε)``.
+    hi : float
+        The upper end of the confidence interval of ``δ(ε)``.
+    level : float
+        The confidence level of each direction's interval.
+    remove : DirectionDelta
+        The ``"remove"`` direction.
+    add : DirectionDelta
+        The ``"add"`` direction.
+    sigma : float
+        The noise multiplier σ.
+    q : float
+        The Poisson sampling rate.
+    T : int
+        The number of rounds.
+    eps : float
+        The ε at which δ is estimated.
+    n_samples : int
+        The sampled paths per direction.
+    proposal : tuple of (int, float)
+        ``(θ_remove, θ_add)``, the tilts used.
+    seed : int
+        The seed of the run's generator.
     """
 
     estimate: float
@@ -265,11 +315,45 @@ class MonteCarloDelta:
 
 @dataclass(frozen=True)
 class MonteCarloEpsilon:
-    """Monte-Carlo ``ε(δ)``: the root of ``δ̂(ε) = δ`` on one set of sampled losses, and the ``ε`` interval
-    around it on which the ``δ`` CI band contains ``δ`` (module docstring, *Inverting the band*).
+    """Monte-Carlo ``ε(δ)`` of ``T``-fold Poisson-subsampled Gaussian (add/remove), with its interval and settings.
+
+    The root of ``δ̂(ε) = δ`` on one set of sampled losses, and the ``ε`` interval around it on which the ``δ``
+    CI band contains ``δ`` (module docstring, *Inverting the band*).
 
     ``remove`` and ``add`` are the two directions at ``ε = eps`` (their ``ess`` the diagnostic); ``reliable`` as
-    for :class:`MonteCarloDelta`, at ``eps``."""
+    for :class:`MonteCarloDelta`, at ``eps``.
+
+    Attributes
+    ----------
+    eps : float
+        The root ``ε̂`` of ``δ̂(ε) = δ`` (``float()`` of the result).
+    lo : float
+        The lower end of the ``ε`` interval on which the ``δ`` CI band contains ``δ``.
+    hi : float
+        The upper end of that interval.
+    delta : float
+        The target δ.
+    level : float
+        The confidence level of the ``δ`` band.
+    sigma : float
+        The noise multiplier σ.
+    q : float
+        The Poisson sampling rate.
+    T : int
+        The number of rounds.
+    n_samples : int
+        The sampled paths per direction.
+    proposal : tuple of (int, float)
+        ``(θ_remove, θ_add)``, the tilts of the final run.
+    seed : int
+        The seed of the run's generator.
+    pilot_eps : float
+        Where the final proposal was aimed (the pilot run's root; ``nan`` if ``proposal`` was given).
+    remove : DirectionDelta
+        The ``"remove"`` direction at ``ε = eps``.
+    add : DirectionDelta
+        The ``"add"`` direction at ``ε = eps``.
+    """
 
     eps: float
     lo: float
@@ -553,6 +637,24 @@ def default_proposal(sigma, *, q, T, eps) -> tuple[int, float]:
     ``ε + s/max(a, 1)``, ``m, s`` the mean and standard deviation of ``L`` under ``Q`` and ``a = (ε − m)/s``
     (untilted when ``ε ≤ m``).
 
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        The noise multiplier σ.
+    q : float in (0, 1]
+        The Poisson sampling rate.
+    T : int
+        The number of rounds, ``T ≥ 1``.
+    eps : float in [0, inf)
+        The ε at which ``δ(ε)`` is to be estimated.
+
+    Returns
+    -------
+    tuple of (int, float)
+        ``(θ_remove, θ_add)``.
+
+    Examples
+    --------
     >>> theta_remove, theta_add = default_proposal(6.572, q=406.8 / 50000, T=860, eps=0.107)
     >>> bool(theta_remove > 0 and theta_add > 0.0)
     True
@@ -941,21 +1043,48 @@ def mc_delta(
 
     Parameters
     ----------
-    sigma : noise multiplier ``σ > 0`` (sensitivity 1).
-    q : Poisson sampling rate in ``(0, 1]`` (``q = 1``: the Gaussian mechanism without subsampling).
-    T : number of rounds, an integer ``≥ 1``.
-    eps : ``ε ≥ 0``.
-    n_samples : sampled paths per direction, ``≥ 2``.
-    seed : seed of the run's single generator; the same seed gives the same numbers.
-    level : confidence level of each direction's interval, in ``(0, 1)``.
-    proposal : ``None`` (automatic, :func:`default_proposal`), ``"plain"`` (plain Monte Carlo, ``(0, 0)``), or
+    sigma : float in (0, inf)
+        The noise multiplier ``σ > 0`` (sensitivity 1).
+    q : float in (0, 1]
+        The Poisson sampling rate (``q = 1``: the Gaussian mechanism without subsampling).
+    T : int
+        The number of rounds, an integer ``≥ 1``.
+    eps : float in [0, inf)
+        The ``ε ≥ 0`` at which ``δ`` is estimated.
+    n_samples : int, default 2**16
+        Sampled paths per direction, ``≥ 2``.
+    seed : int, default 0
+        Seed of the run's single generator; the same seed gives the same numbers.
+    level : float in (0, 1), default 0.99
+        Confidence level of each direction's interval.
+    proposal : None, "plain" or tuple of (int, float), optional
+        ``None`` (automatic, :func:`default_proposal`), ``"plain"`` (plain Monte Carlo, ``(0, 0)``), or
         ``(θ_remove, θ_add)``: the exponential tilts of the two directions, an integer ``θ_remove`` in
         ``[0, MAX_REMOVE_ORDER]`` and a real ``θ_add ≥ 0``.
-    backend : ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy).
-    chunk : rounds processed at once (default ``max(1, 2¹⁶ // n_samples)``; memory ``O(n_samples × chunk)``).
-    unreliable : ``"raise"`` (default): refuse, with a ``ValueError`` saying which ``n_samples`` would do, where
+    backend : {"numpy", "cupy"}, optional
+        The array backend (default ``$DPTHEORY_BACKEND`` or NumPy).
+    chunk : int, optional
+        Rounds processed at once (default ``max(1, 2¹⁶ // n_samples)``; memory ``O(n_samples × chunk)``).
+    unreliable : {"raise", "warn"}, default "raise"
+        ``"raise"`` (default): refuse, with a ``ValueError`` saying which ``n_samples`` would do, where
         an effective sample size that matters is below :data:`MIN_ESS`; ``"warn"``: return the result with a
         :class:`MonteCarloWarning` (module docstring, *Trust*).
+
+    Returns
+    -------
+    MonteCarloDelta
+        The estimate, its interval at ``level``, both directions and the settings.
+
+    Raises
+    ------
+    ValueError
+        With ``unreliable="raise"``, where an effective sample size that matters is below :data:`MIN_ESS`; and
+        for an argument out of range.
+
+    Warns
+    -----
+    MonteCarloWarning
+        With ``unreliable="warn"``, where an effective sample size that matters is below :data:`MIN_ESS`.
 
     Examples
     --------
@@ -1054,6 +1183,48 @@ def mc_epsilon(
     paths, and the pilot's root aims the final run (one generator for both). ``proposal`` replaces both;
     ``delta`` lies in ``(0, 1)``, the other parameters are those of :func:`mc_delta`. Refuses (or warns, with
     ``unreliable="warn"``) when an effective sample size that matters at ``ε̂`` is below :data:`MIN_ESS`.
+
+    Parameters
+    ----------
+    sigma : float in (0, inf)
+        The noise multiplier ``σ > 0`` (sensitivity 1).
+    q : float in (0, 1]
+        The Poisson sampling rate.
+    T : int
+        The number of rounds, an integer ``≥ 1``.
+    delta : float in (0, 1)
+        The target δ.
+    n_samples : int, default 2**16
+        Sampled paths per direction of the final run, ``≥ 2`` (the pilot uses ``n_samples/8``).
+    seed : int, default 0
+        Seed of the single generator of both runs.
+    level : float in (0, 1), default 0.99
+        Confidence level of the ``δ`` band.
+    proposal : None, "plain" or tuple of (int, float), optional
+        As for :func:`mc_delta`; a given proposal replaces the pilot.
+    backend : {"numpy", "cupy"}, optional
+        The array backend (default ``$DPTHEORY_BACKEND`` or NumPy).
+    chunk : int, optional
+        Rounds processed at once, as for :func:`mc_delta`.
+    unreliable : {"raise", "warn"}, default "raise"
+        As for :func:`mc_delta`, at ``ε̂``.
+
+    Returns
+    -------
+    MonteCarloEpsilon
+        The root ``ε̂``, its interval, both directions at ``ε̂`` and the settings.
+
+    Raises
+    ------
+    ValueError
+        With ``unreliable="raise"``, where an effective sample size that matters at ``ε̂`` is below
+        :data:`MIN_ESS`; and for an argument out of range.
+
+    Warns
+    -----
+    MonteCarloWarning
+        With ``unreliable="warn"``, where an effective sample size that matters at ``ε̂`` is below
+        :data:`MIN_ESS`.
 
     Examples
     --------

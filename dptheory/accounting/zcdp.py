@@ -217,6 +217,11 @@ def noise_multiplier(sensitivity, *, rho) -> float:
         ``gamma(B)``; ``inf`` (an unbounded-sensitivity ``B``) gives ``math.inf``.
     rho : float in (0, inf)
         zCDP parameter.
+
+    Returns
+    -------
+    float
+        ``sigma_dp``, ``math.inf`` for an infinite ``sensitivity``.
     """
     rho = _check_rho(rho, allow_zero=False)
     gamma = _check_sensitivity(sensitivity)
@@ -238,8 +243,16 @@ def zcdp_to_epsilon(rho, *, delta, method: str = "optimal") -> float:
     Parameters
     ----------
     rho : float in [0, inf)
+        The zCDP parameter.
     delta : float in (0, 1)
-    method : {"optimal", "bun_steinke"}
+        The target ``delta``.
+    method : {"optimal", "bun_steinke"}, default "optimal"
+        The conversion (see above).
+
+    Returns
+    -------
+    float
+        ``epsilon >= 0``.
     """
     method = _check_method(method)
     rho = _check_rho(rho, allow_zero=True)
@@ -255,8 +268,7 @@ def epsilon_to_zcdp(epsilon, *, delta, method: str = "optimal") -> float:
     ``method="optimal"``: inverts seed 004, App. A.2 (Balle et al. 2020, Thm 21) by bracketing and
     ``brentq`` on ``log rho`` (the map ``rho -> eps`` is strictly increasing where positive; its
     derivative is ``alpha* > 1``); the result satisfies ``zcdp_to_epsilon(rho, delta=delta) <= epsilon`` and
-    is within ~1e-14 relative of the largest such ``rho``.  Raises ``ValueError`` if that ``rho``
-    is below the smallest normal double (only for absurdly small ``epsilon``, e.g. 1e-200).
+    is within ~1e-14 relative of the largest such ``rho``.
 
     ``method="bun_steinke"``: closed-form inverse of Bun & Steinke 2016, Prop. 1.3,
     ``sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta))``.
@@ -264,8 +276,21 @@ def epsilon_to_zcdp(epsilon, *, delta, method: str = "optimal") -> float:
     Parameters
     ----------
     epsilon : float in (0, inf)
+        The target ``epsilon``.
     delta : float in (0, 1)
-    method : {"optimal", "bun_steinke"}
+        The target ``delta``.
+    method : {"optimal", "bun_steinke"}, default "optimal"
+        The conversion to invert (see above).
+
+    Returns
+    -------
+    float
+        The largest admissible ``rho``.
+
+    Raises
+    ------
+    ValueError
+        If that ``rho`` is below the smallest normal double (only for absurdly small ``epsilon``, e.g. 1e-200).
     """
     method = _check_method(method)
     epsilon = _check_epsilon(epsilon)
@@ -283,7 +308,30 @@ def noise_multiplier_for(
     With ``rho``: seed 004, Thm 1.1, ``sigma_dp = sensitivity / sqrt(2 rho)``.  With
     ``(epsilon, delta)``: first the largest admissible ``rho`` (seed 004, App. A.2 via
     :func:`epsilon_to_zcdp`, or Bun & Steinke 2016, Prop. 1.3 with ``method="bun_steinke"``), then
-    seed 004, Thm 1.1.  Give exactly one of the two forms, else ``ValueError``.
+    seed 004, Thm 1.1.
+
+    Parameters
+    ----------
+    sensitivity : float in (0, inf]
+        ``gamma(B)``; ``inf`` gives ``math.inf``.
+    rho : float in (0, inf), optional
+        The target as ``rho``-zCDP.
+    epsilon : float in (0, inf), optional
+        The target's ``epsilon``, given with ``delta``.
+    delta : float in (0, 1), optional
+        The target's ``delta``, given with ``epsilon``.
+    method : {"optimal", "bun_steinke"}, default "optimal"
+        The conversion used for an ``(epsilon, delta)`` target.
+
+    Returns
+    -------
+    float
+        ``sigma_dp``.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of the two forms is given (``rho``, or both ``epsilon`` and ``delta``).
     """
     method = _check_method(method)
     by_rho = rho is not None

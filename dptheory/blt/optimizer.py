@@ -258,12 +258,39 @@ def _pair_differences(theta, theta_hat) -> tuple[np.ndarray, int]:
 
 def theta_pair_loss(theta, theta_hat, n: int, participation: Participation | None = None, *, loss: str = "max",
                     penalty: float = 0.0) -> float:
-    r"""Seed 003 Alg. 4: the loss of ``BLT(θ, ω)``, ``ω = output_scales(θ, θ̂)``, over ``n`` steps under
+    r"""The loss of the BLT with decay pair ``(θ, θ̂)``, seed 003 Alg. 4.
+
+    Seed 003 Alg. 4: the loss of ``BLT(θ, ω)``, ``ω = output_scales(θ, θ̂)``, over ``n`` steps under
     ``participation`` (``None``: single), **unsquared** (Eq. 10). ``penalty = 0`` (reporting) gives MaxLoss or
     RmsLoss itself; ``penalty = λ`` adds the barrier ``λ Σ_j (−log θ_j − log(1 − θ_j) − log ω_j)``.
 
     ``θ`` and ``θ̂`` must interlace in ``(0, 1)`` (``ω > 0``); with ``Σω = Σθ − Σθ̂ < 1`` the coefficients are
     non-negative and non-increasing and the sensitivity is Thm 3.1's. ``O(nd)``.
+
+    Parameters
+    ----------
+    theta : array_like
+        The decays ``θ`` of ``C`` (any order).
+    theta_hat : array_like
+        The decays ``θ̂`` of ``C⁻¹``, as many as ``theta``, interlacing with them.
+    n : int
+        The number of steps, ``n ≥ 1``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    loss : {"max", "rms"}, default "max"
+        MaxLoss or RmsLoss.
+    penalty : float in [0, inf), default 0.0
+        The barrier strength ``λ``.
+
+    Returns
+    -------
+    float
+        The (penalised) loss.
+
+    Raises
+    ------
+    ValueError
+        For a pair that does not interlace strictly inside ``(0, 1)``, or another malformed argument.
     """
     D, d = _pair_differences(theta, theta_hat)
     n = check_int("n", n, 1)
@@ -273,8 +300,35 @@ def theta_pair_loss(theta, theta_hat, n: int, participation: Participation | Non
 
 def theta_pair_gradient(theta, theta_hat, n: int, participation: Participation | None = None, *, loss: str = "max",
                         penalty: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
-    r""":func:`theta_pair_loss` and its analytic gradient ``(value, ∂/∂θ, ∂/∂θ̂)``, ``θ`` and ``θ̂`` sorted
-    decreasingly, in ``O(nd)`` (the adjoint of each step of seed 003 Alg. 4 and of Alg. 5's product form)."""
+    r""":func:`theta_pair_loss` and its analytic gradient.
+
+    Returns ``(value, ∂/∂θ, ∂/∂θ̂)``, ``θ`` and ``θ̂`` sorted decreasingly, in ``O(nd)`` (the adjoint of each step
+    of seed 003 Alg. 4 and of Alg. 5's product form).
+
+    Parameters
+    ----------
+    theta : array_like
+        The decays ``θ`` of ``C``.
+    theta_hat : array_like
+        The decays ``θ̂`` of ``C⁻¹``, interlacing with ``theta``.
+    n : int
+        The number of steps, ``n ≥ 1``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    loss : {"max", "rms"}, default "max"
+        MaxLoss or RmsLoss.
+    penalty : float in [0, inf), default 0.0
+        The barrier strength ``λ``.
+
+    Returns
+    -------
+    value : float
+        The (penalised) loss, as :func:`theta_pair_loss`.
+    grad_theta : numpy.ndarray
+        ``∂/∂θ``, for ``θ`` sorted decreasingly.
+    grad_theta_hat : numpy.ndarray
+        ``∂/∂θ̂``, for ``θ̂`` sorted decreasingly.
+    """
     D, d = _pair_differences(theta, theta_hat)
     n = check_int("n", n, 1)
     problem = _Problem.build(n, _check_participation(participation), _check_loss(loss), _check_penalty(penalty))
@@ -295,6 +349,51 @@ class BLTOptimization:
     ``coeffs_monotone`` (the computed ``c_0, …, c_{n−1}`` are non-negative and non-increasing), which is Thm 3.1's
     hypothesis (:attr:`theorem_3_1_applies`). ``converged``, ``message``, ``iterations`` and ``evaluations`` are
     scipy L-BFGS-B's for the best start; ``seconds`` is the wall time of all starts.
+
+    Attributes
+    ----------
+    blt : BLT
+        The optimised mechanism ``C = BLT(θ, ω)``.
+    theta_hat : numpy.ndarray
+        The decays ``θ̂`` of its inverse.
+    loss : {"max", "rms"}
+        The loss minimised.
+    value : float
+        That loss of ``blt``.
+    max_loss : float
+        MaxLoss of ``blt``.
+    rms_loss : float
+        RmsLoss of ``blt``.
+    sensitivity : float
+        The sensitivity under ``participation`` over ``n`` steps.
+    max_error : float
+        MaxError of ``blt``.
+    rms_error : float
+        RmsError of ``blt``.
+    n : int
+        The number of steps.
+    participation : Participation
+        The participation schema.
+    participations : int
+        ``k' = min(k, ⌈n/b⌉)``.
+    theta_in_unit_interval : bool
+        Whether ``0 < θ < 1``.
+    omega_positive : bool
+        Whether ``ω > 0``.
+    omega_sum : float
+        ``Σω = c_1``.
+    coeffs_monotone : bool
+        Whether ``c_0, …, c_{n−1}`` are non-negative and non-increasing.
+    converged : bool
+        L-BFGS-B's success flag for the best start.
+    iterations : int
+        L-BFGS-B's iterations for the best start.
+    evaluations : int
+        L-BFGS-B's function evaluations for the best start.
+    message : str
+        L-BFGS-B's message for the best start.
+    seconds : float
+        The wall time of all starts.
     """
 
     blt: BLT
@@ -326,10 +425,12 @@ class BLTOptimization:
 
     @property
     def theta(self) -> np.ndarray:
+        """The decays ``θ`` of :attr:`blt`."""
         return self.blt.theta
 
     @property
     def omega(self) -> np.ndarray:
+        """The output scales ``ω`` of :attr:`blt`."""
         return self.blt.omega
 
     def __repr__(self) -> str:
@@ -367,7 +468,9 @@ def _check_initial(initial, d: int) -> np.ndarray:
 def optimize(n: int, participation: Participation | None = None, *, buffers: int = 2, loss: str = "max",
              penalty: float = PENALTY, max_iterations: int = 2000, starts: int = 2,
              initial=None) -> BLTOptimization:
-    r"""Minimise MaxLoss or RmsLoss (unsquared, seed 003 Eq. 10) of ``BLT(θ, ω)`` with ``buffers = d`` buffers over
+    r"""Minimise MaxLoss or RmsLoss of a ``d``-buffer BLT over ``n`` steps under ``participation``.
+
+    Minimise MaxLoss or RmsLoss (unsquared, seed 003 Eq. 10) of ``BLT(θ, ω)`` with ``buffers = d`` buffers over
     ``n`` steps under ``participation`` (``None``: single participation) — seed 003 §3.3 with the loss of Alg. 4.
 
     The variables are the decay pair ``(θ, θ̂)`` through ``2d + 1`` softmax gaps (module docstring), so every
@@ -384,10 +487,39 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     OpenBLAS at every iteration; on a machine whose cores are busy its threads can cost milliseconds per call and
     dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
 
-    Raises ``ValueError`` naming the parameter for ``n`` or ``buffers`` not a positive integer, ``loss`` not in
-    :data:`LOSSES`, a negative or non-finite ``penalty``, a ``participation`` that is not a
-    :class:`~dptheory.Participation`, and ``min_sep ≥ n`` with ``max_participations > 1`` (only one participation
-    fits: pass ``Participation()``).
+    Parameters
+    ----------
+    n : int
+        The number of steps, ``n ≥ 1``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    buffers : int, default 2
+        The number of buffers ``d``.
+    loss : {"max", "rms"}, default "max"
+        MaxLoss or RmsLoss.
+    penalty : float in [0, inf), default PENALTY
+        The barrier strength ``λ`` while optimising (:data:`PENALTY` = ``10⁻⁷``).
+    max_iterations : int, default 2000
+        The most L-BFGS-B iterations per start.
+    starts : int, default 2
+        How many of the deterministic starts to run, 1 to 4 (0 allowed when ``initial`` is given).
+    initial : tuple of array_like, optional
+        An interlacing decay pair ``(θ, θ̂)`` of length ``buffers`` to start from as well.
+
+    Returns
+    -------
+    BLTOptimization
+        The best BLT found, its losses, the checked constraints and the optimiser's report.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter for ``n`` or ``buffers`` not a positive integer, ``loss`` not in
+        :data:`LOSSES`, a negative or non-finite ``penalty``, a ``participation`` that is not a
+        :class:`~dptheory.Participation`, and ``min_sep ≥ n`` with ``max_participations > 1`` (only one participation
+        fits: pass ``Participation()``).
+    DegenerateOptimum
+        If the optimum has ``θ̂_i = θ_i`` (or ``θ_i = 1``) to double precision.
     """
     n = check_int("n", n, 1, why="the number of steps")
     participation = _check_participation(participation)
@@ -468,8 +600,27 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
 
 @dataclass(frozen=True)
 class LearnedBLT:
-    r"""A BLT whose decay pair minimises a learning problem's ``F_n`` (:func:`optimize_for_learning`), beside the
-    BLT it started from (the MaxLoss optimum, or a default start where that is degenerate)."""
+    r"""A BLT whose decay pair minimises a learning problem's ``F_n`` (:func:`optimize_for_learning`).
+
+    It stands beside the BLT it started from (the MaxLoss optimum, or a default start where that is degenerate).
+
+    Attributes
+    ----------
+    blt : BLT
+        The BLT found (the start if nothing better was found).
+    F_n : float
+        Its ``F_n``.
+    start : BLT
+        The BLT the search started from.
+    start_F_n : float
+        The start's ``F_n``.
+    evaluations : int
+        Nelder–Mead's evaluations of ``F_n``.
+    converged : bool
+        Nelder–Mead's success flag.
+    seconds : float
+        The wall time, the MaxLoss start included.
+    """
 
     blt: BLT
     F_n: float
@@ -487,13 +638,35 @@ class LearnedBLT:
 
 def optimize_for_learning(problem, n: int, participation: Participation | None = None, *, rho: float,
                           buffers: int = 2, max_evaluations: int = 600) -> LearnedBLT:
-    r"""The ``d``-buffer BLT minimising the learning suboptimality ``F_n`` of seed 004 (:func:`dptheory.F_inf` at
+    r"""The ``d``-buffer BLT minimising a learning problem's suboptimality ``F_n``.
+
+    The ``d``-buffer BLT minimising the learning suboptimality ``F_n`` of seed 004 (:func:`dptheory.F_inf` at
     ``horizon=n`` under ``participation``, the noise calibrated by the BLT's own sensitivity) instead of seed 003's
     prefix-sum MaxLoss: Nelder–Mead (adaptive) on the ``2d + 1`` gap logits of this module's parameterisation
     (every iterate a valid BLT, ``Σω < 1``, Thm 3.1 exact), from the MaxLoss optimum of :func:`optimize` (or, where
     that optimum is degenerate, :class:`DegenerateOptimum`, from ``1 − θ = logspace(−3, −0.3, d)``), at most
-    ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per eigen-direction). ``problem`` is a
-    :class:`~dptheory.MeanEstimation` or :class:`~dptheory.LinearRegression`."""
+    ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per eigen-direction).
+
+    Parameters
+    ----------
+    problem : MeanEstimation or LinearRegression
+        The learning problem (:class:`~dptheory.MeanEstimation` or :class:`~dptheory.LinearRegression`).
+    n : int
+        The number of steps, ``n ≥ 1``.
+    participation : Participation, optional
+        The participation schema; ``None`` (default) is single participation.
+    rho : float in (0, inf)
+        The zCDP target ``ρ`` the noise is calibrated to.
+    buffers : int, default 2
+        The number of buffers ``d``.
+    max_evaluations : int, default 600
+        The most evaluations of ``F_n``.
+
+    Returns
+    -------
+    LearnedBLT
+        The BLT found, its ``F_n``, and the start it improved on.
+    """
     from ..suboptimality import F_inf  # the shared learning layer (seed 004's quantity)
 
     n = check_int("n", n, 1, why="the number of steps")

@@ -54,7 +54,23 @@ DELTA = 1e-10
 
 @dataclass(frozen=True)
 class ProductionBLT:
-    r"""One BLT of seed 003 App. A with the setting it is stated to be optimised for (MaxLoss, ``d = 4``)."""
+    r"""One BLT of seed 003 App. A with the setting it is stated to be optimised for (MaxLoss, ``d = 4``).
+
+    Attributes
+    ----------
+    min_sep : int
+        The minimum separation ``b`` it was optimised for.
+    n : int
+        The total rounds it was optimised for.
+    max_participations : int
+        The maximum participations ``k`` it was optimised for.
+    theta : tuple of float
+        The printed decays ``θ``.
+    omega : tuple of float
+        The printed output scales ``ω``.
+    note : str, default ""
+        What the errata say about it.
+    """
 
     min_sep: int  # b
     n: int  # total rounds
@@ -69,7 +85,13 @@ class ProductionBLT:
         return Participation(max_participations=self.max_participations, min_sep=self.min_sep)
 
     def blt(self) -> BLT:
-        r"""``C = BLT(θ, ω)`` with the printed digits (seed 003 App. A)."""
+        r"""``C = BLT(θ, ω)`` with the printed digits (seed 003 App. A).
+
+        Returns
+        -------
+        BLT
+            The mechanism, named after its ``b``.
+        """
         return BLT(self.theta, self.omega, name=f"App. A BLT (b={self.min_sep})")
 
 
@@ -98,8 +120,23 @@ PRODUCTION_BLTS: dict[int, ProductionBLT] = {
 
 
 def production_blt(min_sep: int) -> BLT:
-    r"""The App. A BLT optimised for min-separation ``min_sep`` ∈ {100, 400, 1000} (seed 003 App. A), as a
-    :class:`dptheory.BLT`."""
+    r"""The App. A BLT optimised for min-separation ``min_sep`` (seed 003 App. A), as a :class:`dptheory.BLT`.
+
+    Parameters
+    ----------
+    min_sep : {100, 400, 1000}
+        The minimum separation ``b`` the BLT was optimised for.
+
+    Returns
+    -------
+    BLT
+        ``C = BLT(θ, ω)`` with the printed digits.
+
+    Raises
+    ------
+    ValueError
+        For a ``min_sep`` App. A has no BLT for.
+    """
     try:
         return PRODUCTION_BLTS[int(min_sep)].blt()
     except (KeyError, TypeError, ValueError):
@@ -108,9 +145,41 @@ def production_blt(min_sep: int) -> BLT:
 
 @dataclass(frozen=True)
 class Table4Row:
-    r"""One printed line of seed 003 Table 4. ``rho``/``eps`` are the printed strings (their digits are the
-    rounding); ``blt`` is the App. A BLT (by its ``b``) a BLT row used; ``checkable`` is False where the paper does
-    not state enough to recompute ``ρ`` (``note`` says why)."""
+    r"""One printed line of seed 003 Table 4.
+
+    ``rho``/``eps`` are the printed strings (their digits are the rounding); ``blt`` is the App. A BLT (by its ``b``)
+    a BLT row used; ``checkable`` is False where the paper does not state enough to recompute ``ρ`` (``note`` says
+    why).
+
+    Attributes
+    ----------
+    language : str
+        The language model (e.g. ``"es-ES"``).
+    rounds : int
+        The rounds ``n``.
+    mechanism : {"BLT", "BandMF", "TreeAgg"}
+        The mechanism.
+    sigma : float
+        The noise multiplier ("Mech-σ"), as printed.
+    min_sep : int
+        The observed minimum separation ``b`` ("MinS").
+    max_participations : int
+        The maximum participations ``k`` ("MaxP").
+    rho : str
+        The printed ``ρ``-zCDP.
+    eps : str
+        The printed ``ε`` at ``δ = 1e-10``.
+    blt : int or None, default None
+        The ``b`` of the App. A BLT a BLT row used.
+    checkable : bool, default True
+        False where the paper does not state enough to recompute ``ρ``.
+    consistent : bool, default True
+        False where the printed numbers contradict each other or the stated settings.
+    approximate : bool, default False
+        True where the row is reproduced to ~1–2 %, not to the printed digits (see ``note``).
+    note : str, default ""
+        Why a row is not checkable, consistent or exact.
+    """
 
     language: str
     rounds: int  # n
@@ -133,6 +202,7 @@ class Table4Row:
 
     @property
     def participation(self) -> Participation:
+        """``Participation(max_participations=k, min_sep=b)`` of the row's MaxP and MinS."""
         return Participation(max_participations=self.max_participations, min_sep=self.min_sep)
 
 
@@ -169,7 +239,19 @@ REPORT_GOALS = {"es-ES": 6500, "id-ID": 6500, "pt-BR": 6500, "pt-BR.BLT-16.1": 1
 
 @dataclass(frozen=True)
 class LaunchNumber:
-    r"""A ``(ρ, ε)`` pair of seed 003 §5 "Model launches" (``δ = 10⁻¹⁰``), printed strings."""
+    r"""A ``(ρ, ε)`` pair of seed 003 §5 "Model launches" (``δ = 10⁻¹⁰``), printed strings.
+
+    Attributes
+    ----------
+    model : str
+        The launched model (e.g. ``"pt-BR"``).
+    rho : str
+        The printed ``ρ``-zCDP.
+    eps : str
+        The printed ``ε``.
+    note : str, default ""
+        Which model or BLT the pair is of, where the paper says.
+    """
 
     model: str
     rho: str
@@ -193,17 +275,56 @@ LAUNCH: tuple[LaunchNumber, ...] = (
 
 
 def zcdp_rho(sensitivity: float, sigma: float) -> float:
-    r"""``ρ = s²/(2σ²)``: the Gaussian mechanism with sensitivity ``s`` and noise multiplier ``σ`` is ``ρ``-zCDP
-    (seed 003 §5; the inverse of :func:`dptheory.accounting.zcdp.noise_multiplier`)."""
+    r"""The ``ρ``-zCDP of a Gaussian mechanism, ``ρ = s²/(2σ²)``.
+
+    The Gaussian mechanism with sensitivity ``s`` and noise multiplier ``σ`` is ``ρ``-zCDP
+    (seed 003 §5; the inverse of :func:`dptheory.accounting.zcdp.noise_multiplier`).
+
+    Parameters
+    ----------
+    sensitivity : float in (0, inf)
+        The sensitivity ``s``.
+    sigma : float in (0, inf)
+        The noise multiplier ``σ``.
+
+    Returns
+    -------
+    float
+        ``ρ = s²/(2σ²)``.
+
+    Raises
+    ------
+    ValueError
+        Unless both are positive.
+    """
     if not (sensitivity > 0 and sigma > 0):
         raise ValueError(f"sensitivity and sigma must be positive, got {sensitivity!r} and {sigma!r}")
     return 0.5 * (sensitivity / sigma) ** 2
 
 
 def rho_to_epsilon(rho: float, *, delta: float = DELTA) -> float:
-    r"""``ε`` at ``δ`` of one Gaussian release that is exactly ``ρ``-zCDP: ``μ = √(2ρ)`` on the exact Gaussian
-    privacy-loss curve (:func:`~dptheory.accounting.gdp.gdp_epsilon`), the conversion behind seed 003 Table 4 and
-    §5's launch numbers (errata 003 C25)."""
+    r"""``ε`` at ``δ`` of one Gaussian release that is exactly ``ρ``-zCDP.
+
+    ``μ = √(2ρ)`` on the exact Gaussian privacy-loss curve (:func:`~dptheory.accounting.gdp.gdp_epsilon`), the
+    conversion behind seed 003 Table 4 and §5's launch numbers (errata 003 C25).
+
+    Parameters
+    ----------
+    rho : float in (0, inf)
+        The zCDP parameter ``ρ``.
+    delta : float, default DELTA
+        The ``δ`` (default :data:`DELTA` = 1e-10).
+
+    Returns
+    -------
+    float
+        ``ε`` at ``δ``.
+
+    Raises
+    ------
+    ValueError
+        Unless ``rho`` is positive.
+    """
     if not rho > 0:
         raise ValueError(f"rho must be positive, got {rho!r}")
     return gdp_epsilon(math.sqrt(2.0 * rho), delta=delta)
@@ -211,8 +332,24 @@ def rho_to_epsilon(rho: float, *, delta: float = DELTA) -> float:
 
 @dataclass(frozen=True)
 class Table4Accounting:
-    r"""A Table 4 row recomputed: ``sensitivity`` ``s``, ``participations`` ``k'``, ``rho = s²/(2σ²)`` and ``epsilon``
-    at ``δ = 10⁻¹⁰`` (exact Gaussian curve, ``μ = s/σ``), beside the row's printed values."""
+    r"""A Table 4 row recomputed, beside the row's printed values.
+
+    ``sensitivity`` ``s``, ``participations`` ``k'``, ``rho = s²/(2σ²)`` and ``epsilon`` at ``δ = 10⁻¹⁰`` (exact
+    Gaussian curve, ``μ = s/σ``).
+
+    Attributes
+    ----------
+    row : Table4Row
+        The row recomputed.
+    participations : int
+        The participations ``k' = min(k, ⌈n/b⌉)``.
+    sensitivity : float
+        The sensitivity ``s`` of the row's mechanism.
+    rho : float
+        ``ρ = s²/(2σ²)``.
+    epsilon : float
+        ``ε`` at ``δ`` (exact Gaussian curve, ``μ = s/σ``).
+    """
 
     row: Table4Row
     participations: int
@@ -222,10 +359,12 @@ class Table4Accounting:
 
     @property
     def printed_rho(self) -> float:
+        """The row's printed ``ρ`` as a number."""
         return float(self.row.rho)
 
     @property
     def printed_eps(self) -> float:
+        """The row's printed ``ε`` as a number."""
         return float(self.row.eps)
 
     @property
@@ -239,13 +378,33 @@ class Table4Accounting:
 
 
 def account(row: Table4Row, *, delta: float = DELTA, sigma: float | None = None) -> Table4Accounting:
-    r"""Recompute one checkable Table 4 row (seed 003 Table 4, §5): the sensitivity of the row's mechanism under
-    ``Participation(k, b)`` over ``n`` rounds, ``ρ = s²/(2σ²)`` and ``ε`` at ``δ`` with ``μ = s/σ``.
+    r"""Recompute one checkable Table 4 row (seed 003 Table 4, §5).
+
+    The sensitivity ``s`` of the row's mechanism under ``Participation(k, b)`` over ``n`` rounds,
+    ``ρ = s²/(2σ²)`` and ``ε`` at ``δ`` with ``μ = s/σ``.
 
     A BLT row uses its App. A BLT (Thm 3.1's sensitivity, ``k' = min(k, ⌈n/b⌉)``); the pt-BR BandMF row has
-    ``k' = 1`` and column-normalised columns, so ``s = 1``. Rows with ``checkable=False`` raise ``ValueError``.
-    ``sigma`` replaces the printed ``σ`` (e.g. to propagate its rounding: id-ID's ``ρ = 0.19499`` is printed
-    0.20, within the rounding of ``σ = 7.379`` but not of ``ρ`` alone).
+    ``k' = 1`` and column-normalised columns, so ``s = 1``.
+
+    Parameters
+    ----------
+    row : Table4Row
+        A row of :data:`TABLE4`.
+    delta : float, default DELTA
+        The ``δ`` of ``ε`` (default :data:`DELTA` = 1e-10).
+    sigma : float, optional
+        Replaces the printed ``σ`` (e.g. to propagate its rounding: id-ID's ``ρ = 0.19499`` is printed
+        0.20, within the rounding of ``σ = 7.379`` but not of ``ρ`` alone).
+
+    Returns
+    -------
+    Table4Accounting
+        The recomputed ``k'``, ``s``, ``ρ`` and ``ε``.
+
+    Raises
+    ------
+    ValueError
+        For a row with ``checkable=False``, or one with no sensitivity route.
     """
     if not isinstance(row, Table4Row):
         raise ValueError(f"row must be a Table4Row of TABLE4, got {type(row).__name__}")

@@ -33,7 +33,18 @@ _FIELDS = {"value", "source", "tolerance", "rtol"}
 
 
 def significant_digits(printed: str) -> int:
-    """Significant digits of a printed decimal (``"0.0928"`` → 3, ``"2.5670e-3"`` → 5, ``"4962"`` → 4)."""
+    """Significant digits of a printed decimal (``"0.0928"`` → 3, ``"2.5670e-3"`` → 5, ``"4962"`` → 4).
+
+    Parameters
+    ----------
+    printed : str
+        A decimal as printed, optionally signed and with an exponent.
+
+    Returns
+    -------
+    int
+        The number of significant digits (at least 1).
+    """
     mantissa = printed.strip().lower().lstrip("+-").partition("e")[0]
     return len(mantissa.replace(".", "").lstrip("0")) or 1
 
@@ -59,7 +70,23 @@ def _as_printed(x: Any) -> Any:
 
 @dataclass(frozen=True)
 class Golden:
-    """One entry of ``golden.json``: ``raw`` is the value as written in the file (see the module docstring)."""
+    """One entry of ``golden.json``: ``raw`` is the value as written in the file (see the module docstring).
+
+    Attributes
+    ----------
+    seed : str
+        The paper seed (``"001"`` … ``"004"``).
+    key : str
+        The entry's key (a claim id or their common prefix).
+    raw : Any
+        The value as written in the file: a printed string, a JSON number, or a list / object of them.
+    source : str
+        Where the value comes from.
+    tolerance : str or None, default None
+        The tolerance, where it is a property of the value.
+    rtol : float or None, default None
+        A relative tolerance, where it is a property of the value.
+    """
 
     seed: str
     key: str
@@ -88,7 +115,18 @@ class Golden:
 
 @functools.lru_cache(maxsize=None)
 def entries() -> dict[tuple[str, str], Golden]:
-    """Every entry of ``golden.json``, keyed by ``(seed, key)``."""
+    """Every entry of ``golden.json``, keyed by ``(seed, key)``.
+
+    Returns
+    -------
+    dict of (str, str) to Golden
+        The entries.
+
+    Raises
+    ------
+    ValueError
+        For an entry without ``value`` or ``source``, or with an unknown field.
+    """
     data = json.loads(resources.files(__name__).joinpath("golden.json").read_text(encoding="utf-8"))
     out = {}
     for seed, group in data["seeds"].items():
@@ -102,7 +140,25 @@ def entries() -> dict[tuple[str, str], Golden]:
 
 
 def golden(seed: str, key: str) -> Golden:
-    """The entry ``key`` of paper seed ``seed`` (e.g. ``golden("002", "C23.M")``)."""
+    """The entry ``key`` of paper seed ``seed`` (e.g. ``golden("002", "C23.M")``).
+
+    Parameters
+    ----------
+    seed : str
+        The paper seed, ``"001"`` … ``"004"``.
+    key : str
+        The entry's key.
+
+    Returns
+    -------
+    Golden
+        The entry.
+
+    Raises
+    ------
+    KeyError
+        If ``golden.json`` has no such entry.
+    """
     try:
         return entries()[seed, key]
     except KeyError:
