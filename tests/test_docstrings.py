@@ -49,7 +49,9 @@ def _own_public(module) -> list[str]:
     out = []
     for name in names:
         obj = getattr(module, name, None)
-        if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, "__module__", None) == module.__name__:
+        # a function behind functools.cache/lru_cache is a function too (inspect.unwrap reaches it)
+        if (inspect.isfunction(inspect.unwrap(obj)) if callable(obj) and not inspect.isclass(obj) else inspect.isclass(obj)) \
+                and getattr(obj, "__module__", None) == module.__name__:
             out.append(name)
     return out
 
@@ -80,7 +82,8 @@ def _dataclass_fields_in_attributes(name: str, errors: list) -> list:
         return errors
     from numpydoc.docscrape import ClassDoc
 
-    documented = {p.name.split(":")[0].strip() for p in ClassDoc(obj, config={"show_class_members": False})["Attributes"]}
+    documented = {name.strip() for p in ClassDoc(obj, config={"show_class_members": False})["Attributes"]
+                  for name in p.name.split(":")[0].split(",")}  # "lo, hi : float" documents both
     out = []
     for code, message in errors:
         if code == "PR01":
