@@ -282,3 +282,42 @@ def test_range_is_stated_in_the_message():
 def test_noise_multiplier_for_needs_exactly_one_form_of_the_target(kwargs):
     with pytest.raises(ValueError, match=r"rho.*epsilon|epsilon.*delta"):
         noise_multiplier_for(1.0, **kwargs)
+
+
+@pytest.mark.parametrize("mu, eps", [(0.5, 0.0), (2.0, 4.0), (30.0, 480.0), (37.0, 720.0), (1e3, 5.01e5), (40.0, 880.0)])
+def test_gdp_delta_matches_60_digit_mpmath_on_both_sides_of_the_log_form(mu, eps):
+    """δ(ε) of μ-GDP (Dong–Roth–Su eq. 64) against mpmath at 60 digits: the log form up to ε = 700, the erfcx form
+    above (where ``exp(ε + ln Φ)`` overflowed from ε ≈ 1e100). Tolerance 1e-11 relative: both lose digits to the
+    cancellation of two terms near δ·e^{x²/2}, and ``x = ε/μ − μ/2`` to the subtraction."""
+    from dptheory.accounting.gdp import gdp_delta
+
+    with mpmath.workdps(60):
+        m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+        exact = mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+    assert 1e-12 < exact < 1
+    assert gdp_delta(eps, mu=mu) == pytest.approx(float(exact), rel=1e-11)
+
+
+@pytest.mark.parametrize("rho", [1.0, 200.0, 1e3, 1e10, 1e100, 1e200, 1e300])
+def test_exact_conversion_matches_mpmath_up_to_huge_rho(rho):
+    """ε of ρ-zCDP read as μ-GDP (μ = √(2ρ)) against a 60-digit mpmath root of eq. (64), to 1e-13 relative. Above
+    ε = 700 the root is taken in x = ε/μ − μ/2 (ε itself is ill conditioned there); the ε-root overflowed at 1e100."""
+    import dptheory as dpt
+
+    delta = 1e-6
+    with mpmath.workdps(60):
+        m = mpmath.sqrt(2 * mpmath.mpf(rho))
+        f = lambda x: mpmath.ncdf(-x) - mpmath.npdf(x) * mpmath.ncdf(-x - m) / mpmath.npdf(x + m) - delta  # noqa: E731
+        lo, hi = mpmath.mpf(-1), mpmath.mpf(6)  # f decreases in x: bisection to 2^-200
+        for _ in range(200):
+            lo, hi = ((lo + hi) / 2, hi) if f((lo + hi) / 2) > 0 else (lo, (lo + hi) / 2)
+        x = (lo + hi) / 2
+        exact = float(m * x + m * m / 2)
+    assert dpt.epsilon_from_rho(rho, delta=delta, conversion="exact") == pytest.approx(exact, rel=1e-13)
+
+
+def test_exact_conversion_refuses_rho_past_the_float_range():
+    import dptheory as dpt
+
+    with pytest.raises(ValueError, match=r"rho must lie in \[0, 1e\+300\] for conversion='exact'"):
+        dpt.epsilon_from_rho(1e308, delta=1e-6, conversion="exact")

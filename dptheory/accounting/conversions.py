@@ -79,6 +79,10 @@ def _improved_on_grid(rho: float, delta: float, orders: np.ndarray) -> float:
     return max(float(np.min(vals)), 0.0)
 
 
+#: the largest ρ the exact (μ-GDP) conversion takes: ε ≈ ρ + 2√ρ·z must stay well inside the float range
+_RHO_MAX_EXACT = 1e300
+
+
 def epsilon_from_rho(rho, *, delta, conversion: str = "improved", orders: str | Sequence[float] | None = None) -> float:
     """The ε at which ρ-zCDP (of a Gaussian mechanism, for ``"exact"``) gives ``(ε, δ)``-DP.
 
@@ -112,6 +116,9 @@ def epsilon_from_rho(rho, *, delta, conversion: str = "improved", orders: str | 
     if conversion == "classic":
         return zcdp_to_epsilon(rho, delta=delta, method="bun_steinke")
     if conversion == "exact":
+        if rho > _RHO_MAX_EXACT:
+            raise ValueError(f"rho must lie in [0, {_RHO_MAX_EXACT:g}] for conversion='exact' (μ = √(2ρ) must stay "
+                             f"finite and ε = ρ + μ·z below the largest float), got {rho!r}")
         return 0.0 if rho == 0.0 else gdp_epsilon(math.sqrt(2.0 * rho), delta=delta)
     if grid is None:
         return zcdp_to_epsilon(rho, delta=delta, method="optimal")
