@@ -153,3 +153,11 @@ def test_figure_2_truncation_keeps_the_simulated_mechanism_within_tolerance():
     assert abs(dpt.F_inf(dpt.toeplitz(beta.noising_coeffs(n)), p, rho=1.0) / full - 1) <= figure2.TRUNCATION_RTOL
     assert abs(dpt.F_inf(dpt.toeplitz(beta.noising_coeffs(n // 2)), p, rho=1.0) / full - 1) > figure2.TRUNCATION_RTOL
     assert figure2.truncation_taps(dpt.dpsgd(), p) is None
+
+
+def test_only_into_a_folder_without_claims_writes_a_report_of_those_scripts(tmp_path, capsys):
+    """``--only`` merges into OUT/claims.json; a fresh OUT has none, and the report says it covers only those scripts."""
+    assert main(["--quick", "--only", "analytic_core", "--out", str(tmp_path)]) == 0
+    claims = json.loads((tmp_path / "claims.json").read_text())
+    assert claims and {c["script"] for c in claims} == {"analytic_core"}
+    assert f"This report covers only analytic_core (quick sizes): {tmp_path} had no claims.json" in (tmp_path / "REPORT.md").read_text()

@@ -163,7 +163,10 @@ def main(argv=None, executor=None) -> int:
                   f"{f' (+{info} informational)' if info else ''} ({seconds:.1f} s)", flush=True)
     claims = [c for name in names for c in by_script[name]]  # reported in the order of SCRIPTS
     note = ""
-    if args.only is not None:
+    if args.only is not None and not (args.out / "claims.json").exists():
+        note = (f"This report covers only {', '.join(args.only)} ({'quick' if args.quick else 'full'} sizes): "
+                f"{args.out} had no claims.json to merge into.")
+    elif args.only is not None:
         fresh = {c.id for c in claims}
         kept = [c for c in load_claims(args.out / "claims.json") if c.script not in args.only and c.id not in fresh]
         claims = kept + claims
