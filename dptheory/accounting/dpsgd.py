@@ -4,28 +4,28 @@ r"""Accountants for DP-SGD (the subsampled Gaussian mechanism), each with its mo
 One call, :func:`exact_epsilon`, gives ε for ``T`` rounds of the Gaussian mechanism with noise multiplier
 ``σ`` (noise std ``σ·C`` for clip norm ``C``) on a sample of rate ``q``:
 
-============== ====================================== ============================== ===========
-accountant     route                                  sampling / neighbouring        certified?
-============== ====================================== ============================== ===========
-``"pld"``      privacy-loss distribution              Poisson(q), add/remove one     upper bound
-               (``dp_accounting``, pessimistic
-               connect-the-dots; grid refined until
-               ε converges, below)
-``"rdp"``      Rényi DP (``dp_accounting``)           Poisson(q), add/remove one     upper bound
-``"clt"``      Gaussian-DP CLT, Dong–Roth–Su Cor.     fixed batch ``s = qN``,        estimate
-               5.4, eq. (65): what seed 001 App. D.4  replace one but counted as
-               compares against (tf-privacy           sensitivity C, not 2C (seed
-               ``compute_eps_uniform``)               001 footnote 18; errata 001
-                                                      §9 #12): no relation certified
-``"clt_poisson"`` Gaussian-DP CLT, Poisson form        Poisson(q), add/remove one     estimate
-               ``μ = q√(T(e^{1/σ²} − 1))``
-``"mc"``       Monte Carlo over sampled privacy       Poisson(q), add/remove one     estimate
-               losses (:mod:`.montecarlo`), with CI                                  with CI
-``"rdp_wor"``  RDP of sampling without replacement    fixed batch ``s = qN`` (whole  upper bound
-               (Wang–Balle–Kasiviswanathan Thm 27,    ``s``, integer ``N``), replace
-               ``dp_accounting``)                     one, sensitivity 2C (Alg. 1
-                                                      as written)
-============== ====================================== ============================== ===========
+================= ====================================== ============================== ===========
+accountant        route                                  sampling / neighbouring        certified?
+================= ====================================== ============================== ===========
+``"pld"``         privacy-loss distribution              Poisson(q), add/remove one     upper bound
+                  (``dp_accounting``, pessimistic
+                  connect-the-dots; grid refined until
+                  ε converges, below)
+``"rdp"``         Rényi DP (``dp_accounting``)           Poisson(q), add/remove one     upper bound
+``"clt"``         Gaussian-DP CLT, Dong–Roth–Su Cor.     fixed batch ``s = qN``,        estimate
+                  5.4, eq. (65): what seed 001 App. D.4  replace one but counted as
+                  compares against (tf-privacy           sensitivity C, not 2C (seed
+                  ``compute_eps_uniform``)               001 footnote 18; errata 001
+                                                         §9 #12): no relation certified
+``"clt_poisson"`` Gaussian-DP CLT, Poisson form          Poisson(q), add/remove one     estimate
+                  ``μ = q√(T(e^{1/σ²} − 1))``
+``"mc"``          Monte Carlo over sampled privacy       Poisson(q), add/remove one     estimate
+                  losses (:mod:`.montecarlo`), with CI                                  with CI
+``"rdp_wor"``     RDP of sampling without replacement    fixed batch ``s = qN`` (whole  upper bound
+                  (Wang–Balle–Kasiviswanathan Thm 27,    ``s``, integer ``N``), replace
+                  ``dp_accounting``)                     one, sensitivity 2C (Alg. 1
+                                                         as written)
+================= ====================================== ============================== ===========
 
 Seed 001's analysis assumes Poisson sampling with add/remove adjacency (footnotes 5 and 14), the model of
 ``"pld"``. Its Algorithm 1 samples a fixed-size batch; under replace-one adjacency the sum of clipped
