@@ -3,7 +3,8 @@
 The site is the Markdown pages of docs/ (MyST), an API reference generated from the docstrings (numpydoc,
 autosummary) and the latest verification report (figures/REPORT.md with figures/*.png). CI builds it with
 warnings as errors (``-W --keep-going``), so a broken reference or a public function without a numpydoc
-docstring fails the build: the docstring checks are the codes ``tests/test_docstrings.py`` enforces.
+docstring fails the build: the docstring checks are the codes of ``docs/api_inventory.py`` that
+``tests/test_docstrings.py`` enforces.
 
 Importing this file is cheap (pytest imports docs/*.py): the package is imported only when Sphinx runs the
 handlers of :func:`setup`.
@@ -13,20 +14,16 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+if str(DOCS) not in sys.path:  # docs/api_inventory.py: the public API and docstring checks, shared with the tests
+    sys.path.insert(0, str(DOCS))
+
+import api_inventory  # noqa: E402
 GENERATED = DOCS / "api" / "generated"  # autosummary's stubs (git-ignored; written by every build)
-
-
-def _docstring_checks() -> set[str]:
-    """``CHECKS`` of tests/test_docstrings.py, read without importing it (it needs pytest; the docs extra does not)."""
-    tree = ast.parse((ROOT / "tests" / "test_docstrings.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CHECKS" for t in node.targets):
-            return set(ast.literal_eval(node.value))
-    raise RuntimeError("tests/test_docstrings.py defines no CHECKS")
 
 
 # -- project -----------------------------------------------------------------------------------------------------
@@ -62,7 +59,7 @@ autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types; 
 autoclass_content = "class"
 add_module_names = False
 
-numpydoc_validation_checks = _docstring_checks()
+numpydoc_validation_checks = set(api_inventory.CHECKS)
 numpydoc_show_class_members = False  # the class template lists the methods and properties (documented once)
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
@@ -105,19 +102,6 @@ API_GROUPS = {
 }
 
 
-def _public_modules() -> list[str]:
-    """Every ``dptheory`` module with no component starting with ``_`` (tests/test_docstrings.py's rule)."""
-    import pkgutil
-
-    import dptheory
-
-    names = ["dptheory"]
-    for info in pkgutil.walk_packages(dptheory.__path__, "dptheory."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
-    return names
-
-
 def _assigned(module) -> set[str]:
     """Names a module's own source assigns at top level (its data; a ``from x import y`` is not one)."""
     import inspect
@@ -134,23 +118,15 @@ def _assigned(module) -> set[str]:
     return out
 
 
-def _is_function(obj) -> bool:
-    """A function, also behind ``functools.cache`` (tests/test_docstrings.py's rule)."""
-    import inspect
-
-    return callable(obj) and not inspect.isclass(obj) and inspect.isfunction(inspect.unwrap(obj))
-
-
 def public_api() -> dict[str, dict]:
     """For each public module: its public submodules, the functions, classes and data it defines, and the names it
     re-exports (each as the dotted name where it is defined); for each class it defines, the methods and properties
     the reference documents, which are those tests/test_docstrings.py validates. Public names are ``__all__``, or
     the names without a leading ``_`` of a module that has none."""
-    import dataclasses
     import importlib
     import inspect
 
-    modules = _public_modules()
+    modules = api_inventory.public_modules()
     loaded = {name: importlib.import_module(name) for name in modules}
     assigned = {name: _assigned(module) for name, module in loaded.items()}
 
@@ -160,16 +136,14 @@ def public_api() -> dict[str, dict]:
 
     api: dict[str, dict] = {}
     for modname, module in loaded.items():
-        names = getattr(module, "__all__", None)
-        if names is None:
-            names = [n for n in vars(module) if not n.startswith("_")]
+        names = api_inventory.public_names(module)
         info = {"submodules": [m for m in modules if m.rpartition(".")[0] == modname],
                 "functions": [], "classes": [], "data": [], "reexports": []}
         for name in names:
             obj = getattr(module, name)
             if inspect.ismodule(obj):
                 continue
-            if inspect.isclass(obj) or _is_function(obj):
+            if inspect.isclass(obj) or api_inventory.is_function(obj):
                 where = getattr(obj, "__module__", None)
                 if where == modname:
                     info["classes" if inspect.isclass(obj) else "functions"].append(name)
@@ -181,13 +155,7 @@ def public_api() -> dict[str, dict]:
                 info["reexports"].append(f"{where}.{name}")
         api[modname] = info
         for name in info["classes"]:
-            cls = getattr(module, name)
-            fields = cls.__dataclass_fields__ if dataclasses.is_dataclass(cls) else {}
-            api[f"{modname}.{name}"] = {"members": [
-                attr for attr, value in vars(cls).items()
-                if not attr.startswith("_") and attr not in fields
-                and (inspect.isfunction(value) or isinstance(value, (property, classmethod, staticmethod)))
-            ]}
+            api[f"{modname}.{name}"] = {"members": api_inventory.class_members(getattr(module, name))}
     return api
 
 
@@ -273,7 +241,7 @@ def _api_index_source(app, docname, source) -> None:
     """docs/api/index.md: the top-level modules by group (:data:`API_GROUPS`), with their summaries."""
     if docname != "api/index":
         return
-    modules = [m for m in _public_modules() if m.count(".") <= 1]
+    modules = [m for m in api_inventory.public_modules() if m.count(".") <= 1]
     grouped = {title: [m for m in names if m in modules] for title, names in API_GROUPS.items()}
     grouped["Other modules"] = [m for m in modules if not any(m in names for names in grouped.values())]
     text = []
@@ -284,24 +252,8 @@ def _api_index_source(app, docname, source) -> None:
     source[0] = source[0].replace("<!-- the modules, by group -->", "\n".join(text))
 
 
-def _without_documented_fields(obj, errors: list) -> list:
-    """Drop numpydoc's PR01 for a dataclass whose missing parameters (its fields) are documented under
-    ``Attributes`` ("lo, hi : float" documents both), as tests/test_docstrings.py does."""
-    import dataclasses
-    import inspect
-
-    if not (inspect.isclass(obj) and dataclasses.is_dataclass(obj)):
-        return errors
-    from numpydoc.docscrape import ClassDoc
-
-    documented = {name.strip() for p in ClassDoc(obj, config={"show_class_members": False})["Attributes"]
-                  for name in p.name.split(":")[0].split(",")}
-    return [(code, msg) for code, msg in errors
-            if not (code == "PR01" and set(re.findall(r"'([^']+)'", msg)) <= documented)]
-
-
 def _dataclass_attributes_ok(app) -> None:
-    """Make the build's numpydoc validation apply :func:`_without_documented_fields`."""
+    """Make the build's numpydoc validation apply ``api_inventory.without_documented_fields``."""
     import numpydoc.numpydoc
 
     validate = numpydoc.numpydoc.validate
@@ -310,7 +262,7 @@ def _dataclass_attributes_ok(app) -> None:
 
     def validate_with_documented_fields(doc, *args, **kwargs):
         report = validate(doc, *args, **kwargs)
-        report["errors"] = _without_documented_fields(getattr(doc, "_obj", None), report["errors"])
+        report["errors"] = api_inventory.without_documented_fields(getattr(doc, "_obj", None), report["errors"])
         return report
 
     validate_with_documented_fields._dptheory = True

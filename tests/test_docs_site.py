@@ -4,7 +4,7 @@ One build of the whole site (docs/, ``sphinx-build -W --keep-going -j auto``, ab
 temporary folder, then checks on what it wrote:
 
 * the build passes: no broken reference, no malformed docstring, no public object whose docstring fails the
-  numpydoc checks of tests/test_docstrings.py (the same codes: docs/conf.py reads ``CHECKS`` from that file);
+  numpydoc checks of tests/test_docstrings.py (the same codes: both read ``CHECKS`` from docs/api_inventory.py);
 * every public module has its page, and every public function, class, method and property that
   tests/test_docstrings.py validates is documented exactly once, in its defining module (the package's lazy
   re-exports link there instead of documenting the object again);
@@ -31,7 +31,9 @@ pytest.importorskip("numpydoc")
 pytest.importorskip("myst_parser")
 pytest.importorskip("pydata_sphinx_theme")
 
-from test_docstrings import CHECKS, public_modules, public_objects  # noqa: E402
+from test_docstrings import inventory  # noqa: E402  (docs/api_inventory.py: one definition of the public API)
+
+CHECKS, public_modules, public_objects = inventory.CHECKS, inventory.public_modules, inventory.public_objects
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
