@@ -44,7 +44,10 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}  # autosummary w
 root_doc = "index"
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "_templates", "Thumbs.db", ".DS_Store"]
-nitpicky = False  # type names in docstrings ("float", "array_like", "Mechanism") are plain text, not references
+# every :func:/:class:/:meth: reference must resolve (a broken one fails the -W build); a name the package re-exports
+# or a name relative to its module resolves to the page of the object it names (_resolve_by_import); numpydoc's
+# type names in Parameters sections ("float", "array_like") are plain text, not references
+nitpicky = True
 default_role = "obj"  # `name` in a docstring is a cross-reference, as numpydoc writes it
 
 # -- MyST (the Markdown pages) -----------------------------------------------------------------------------------
@@ -335,6 +338,116 @@ def _html_anchors_as_targets(document) -> None:
         document.note_explicit_target(target)
 
 
+def _import_object(path: str):
+    """The object a dotted path names (a module, then attributes), or ``None``."""
+    import importlib
+
+    parts = path.split(".")
+    if not all(parts):  # "", "a..b"
+        return None
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[i:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _canonical(path: str) -> str | None:
+    """Where the object named by ``path`` is defined: ``module.qualname`` (a class attribute: its class's, then the
+    attribute), or ``None`` if ``path`` names nothing importable."""
+    import inspect
+
+    obj = _import_object(path)
+    if obj is None:
+        return None
+    if inspect.ismodule(obj):
+        return obj.__name__
+    if inspect.isclass(obj) or api_inventory.is_function(obj):
+        return f"{obj.__module__}.{obj.__qualname__}"
+    owner, _, attr = path.rpartition(".")
+    owner_obj = _import_object(owner)
+    if inspect.isclass(owner_obj):  # a method, property or class attribute
+        return f"{owner_obj.__module__}.{owner_obj.__qualname__}.{attr}"
+    return path  # module-level data: documented where its module assigns it
+
+
+def _instance_attribute(cls, attr: str) -> bool:
+    """Whether instances of the class ``cls`` have ``attr``: a dataclass field, or set as ``self.attr`` in its source."""
+    import dataclasses
+    import inspect
+
+    if not inspect.isclass(cls):
+        return False
+    if dataclasses.is_dataclass(cls) and attr in {f.name for f in dataclasses.fields(cls)}:
+        return True
+    if any(attr in getattr(klass, "__annotations__", {}) for klass in cls.__mro__):  # declared, e.g. ``expr: sp.Expr``
+        return True
+    try:
+        return re.search(rf"\bself\.{re.escape(attr)}\s*(:[^=]*)?=[^=]", inspect.getsource(cls)) is not None
+    except (OSError, TypeError):
+        return False
+
+
+_SUFFIXES: dict[str, set[str]] = {}
+
+
+def _by_suffix(name: str) -> set[str]:
+    """The public objects (``api_inventory.public_objects``) whose dotted name ends with ``.name``."""
+    if not _SUFFIXES:
+        for full in api_inventory.public_objects():
+            parts = full.split(".")
+            for i in range(1, len(parts)):
+                _SUFFIXES.setdefault(".".join(parts[i:]), set()).add(full)
+    return _SUFFIXES.get(name, set())
+
+
+def _resolve_by_import(app, env, node, contnode):
+    """Resolve a Python reference Sphinx could not: the package's lazy re-exports (``dptheory.F_inf`` is
+    ``dptheory.suboptimality.F_inf``) and names relative to the current module or class reach the page of the
+    object they name, or its nearest documented owner (a dataclass field or instance attribute: its class; module
+    data: its module); a bare name that exactly one public object of the package ends with resolves to it. A reference to a private name (a component starting with ``_``) or to an object outside the
+    package (``enum.Enum``; there is no intersphinx without a network) renders as code, without a link. A name that
+    imports as nothing stays unresolved, and the nitpicky build fails on it."""
+    import inspect
+
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip(".~")
+    module, cls = node.get("py:module"), node.get("py:class")
+    candidates = [target]
+    if module:
+        candidates = ([f"{module}.{cls}.{target}"] if cls else []) + [f"{module}.{target}", target]
+    domain = env.get_domain("py")
+    unique = _by_suffix(target)
+    if len(unique) == 1:  # a bare name that one public object of the package has, wherever the reference stands
+        candidates.append(next(iter(unique)))
+    for path in candidates:
+        canonical = _canonical(path)
+        owner, _, attr = path.rpartition(".")
+        if canonical is None and _instance_attribute(_import_object(owner), attr):
+            canonical = f"{_canonical(owner)}.{attr}"
+        if canonical is None:
+            continue
+        if not canonical.startswith("dptheory") or any(p.startswith("_") for p in canonical.split(".")):
+            return contnode
+        # the object's own entry, else the nearest documented owner: a dataclass field or an instance attribute
+        # (documented in its class's Attributes section) links to its class, module-level data to its module
+        parts = canonical.split(".")
+        for i in range(len(parts), 1, -1):
+            for role in ("obj", "mod"):
+                found = domain.resolve_xref(env, node["refdoc"], app.builder, role, ".".join(parts[:i]), node, contnode)
+                if found is not None:
+                    return found
+    return None
+
+
 def setup(app):
     import sphinx.ext.autosummary
     from sphinx.transforms import SphinxTransform
@@ -347,6 +460,7 @@ def setup(app):
     app.connect("config-inited", _write_api)
     app.connect("source-read", _api_index_source)
     app.connect("builder-inited", _dataclass_attributes_ok)
+    app.connect("missing-reference", _resolve_by_import)
     app.connect("source-read", _report_source)
     app.connect("source-read", _wide_page, priority=600)  # after the report's text is in
 

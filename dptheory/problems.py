@@ -3,8 +3,8 @@ r"""Learning problems of seed 004 (§2): *what is optimised*, kept apart from th
 A problem fixes the objective ``F``, the learning rate ``η`` and the gradient-noise level ``σ_sgd``; the
 suboptimality ``F∞`` of :mod:`dptheory.suboptimality` combines it with a mechanism and a privacy level ``ρ``.
 
-Each problem also owns its behaviour in a simulation (:func:`dptheory.simulate`): :meth:`check_simulable`
-refuses settings where no estimate is valid, :attr:`mixing_time` sets the burn-in, and :meth:`dynamics`
+Each problem also owns its behaviour in a simulation (:func:`dptheory.simulate`): its ``check_simulable()``
+refuses settings where no estimate is valid, its ``mixing_time`` sets the burn-in, and its ``dynamics()``
 returns the backend-bound kernel (:class:`Dynamics`) that draws the data of a block of steps, forms the
 stochastic gradient and evaluates ``F(θ) − F⋆``, so the simulator is one loop with no type switches.
 """

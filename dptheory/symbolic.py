@@ -381,7 +381,7 @@ def check_hypotheses(theorem: str, hypotheses: Iterable, values: Mapping,
 
 
 class SymbolicRate:
-    """A rate whose value is the sympy expression :attr:`expr` over the symbols of :attr:`SYMBOLS`.
+    """A rate whose value is the sympy expression :attr:`~SymbolicRate.expr` over :attr:`~SymbolicRate.SYMBOLS`.
 
     The common part of seed 004's table cells and seed 002's rates and round complexities (a mixin: each
     concrete class sets ``SYMBOLS`` and provides ``expr``).
