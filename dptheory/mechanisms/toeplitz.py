@@ -29,7 +29,6 @@ import numpy as np
 import scipy.linalg
 from scipy import fft as sfft
 from scipy import integrate
-from scipy.signal import lfilter
 
 from .._validation import check_in_interval, check_int, check_real_array, check_real_values
 from .base import Mechanism, Participation, _check_participation, _check_q, _last_row, dense_sensitivity
@@ -384,6 +383,8 @@ class ToeplitzMechanism(Mechanism):
         numpy.ndarray
             The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
         """
+        from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
+
         qs, scalar = _check_q(q)
         n = _check_horizon(n)
         beta = self.noising_coeffs(n)
