@@ -44,10 +44,12 @@ SCRIPTS = (figure1, figure2, figure3, analytic_core, proactive_tables, proactive
            tree_accounting, tree_mechanism, tree_ftrl, tree_experiment, comparison)
 
 
-#: Submission order of the parallel run: the longest scripts first (seconds of a quick run, cold cache, 2 cores),
-#: so that no long script starts last.
-LONGEST_FIRST = ("comparison", "blt_figures", "blt_paper", "figure2", "isrl_simulation", "proactive_tightness",
-                 "figure3", "tree_experiment")
+#: Submission order of the parallel run: the longest scripts first, so that no long script starts last (seconds
+#: of a quick run, cold cache, 2 cores, 2026-11-25: figure3 22, isrl_simulation 20, figure2 20, comparison 18,
+#: proactive_tightness 17, tree_experiment 12, isrl_calibration 9, blt_figures 6; the closing summary of every
+#: run prints them).
+LONGEST_FIRST = ("figure3", "isrl_simulation", "figure2", "comparison", "proactive_tightness", "tree_experiment",
+                 "isrl_calibration", "blt_figures")
 
 
 #: how long ``--scheduler`` waits for the scheduler to answer before giving up with a one-line error
