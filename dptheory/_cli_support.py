@@ -1,4 +1,5 @@
-"""What the command lines share (``dptheory``, :mod:`dptheory.cli`; ``python -m dptheory.proactive``).
+"""What the command lines share (``dptheory``, :mod:`dptheory.cli`; ``python -m dptheory.proactive``), and the
+JSON form of non-finite numbers that :meth:`dptheory.comparison.Comparison.to_json` writes too.
 
 Kept free of numpy and of every sub-package, so that building a parser (and ``--help``) stays fast.
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ._cli_support import jsonable
 from ._validation import check_in_interval, check_int
 from .accounting.conversions import epsilon_from_rho, rho_from_epsilon
 from .accounting.zcdp import noise_multiplier
@@ -308,7 +309,8 @@ class Comparison:
     def to_json(self, **kwargs) -> str:
         """The table as JSON: the setting, and per row every cell's value, route, reason and upper-bound flag.
 
-        ``inf`` is written as the string ``"inf"``.
+        ``±inf`` and ``NaN`` are written as the strings ``"inf"``, ``"-inf"`` and ``"nan"``
+        (:func:`dptheory._cli_support.jsonable`, as the command line writes them): strict JSON.
 
         Parameters
         ----------
@@ -320,15 +322,7 @@ class Comparison:
         str
             The JSON text.
         """
-        def clean(obj):
-            if isinstance(obj, float) and math.isinf(obj):
-                return "inf"
-            if isinstance(obj, dict):
-                return {k: clean(v) for k, v in obj.items()}
-            if isinstance(obj, list):
-                return [clean(v) for v in obj]
-            return obj
-        return json.dumps(clean(self.to_dict()), **({"indent": 1} | kwargs))
+        return json.dumps(jsonable(self.to_dict()), **({"indent": 1, "allow_nan": False} | kwargs))
 
     def to_csv(self) -> str:
         """The table as CSV: one line per mechanism.

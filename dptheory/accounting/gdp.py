@@ -21,7 +21,7 @@ from .._validation import check_in_interval
 
 __all__ = ["gdp_delta", "gdp_epsilon", "gdp_mu", "mu_clt"]
 
-_SQRT2, _SQRT_2PI, _SQRT_HALF_PI = math.sqrt(2.0), math.sqrt(2.0 * math.pi), math.sqrt(0.5 * math.pi)
+_SQRT2 = math.sqrt(2.0)
 _LOG_FORM_MAX_EPS = 700.0  # below, δ's second term as exp(ε + ln Φ) cannot overflow
 
 
@@ -54,8 +54,9 @@ def gdp_delta(eps, *, mu) -> float:
 
 
 def _delta_at(x: float, mu: float) -> float:
-    """``δ`` of μ-GDP as a function of ``x = ε/μ − μ/2``: ``Φ(−x) − φ(x)·√(π/2)·erfcx((x + μ)/√2)`` (no ``e^ε``)."""
-    return float(ndtr(-x) - math.exp(-0.5 * x * x) / _SQRT_2PI * _SQRT_HALF_PI * erfcx((x + mu) / _SQRT2))
+    """``δ`` of μ-GDP as a function of ``x = ε/μ − μ/2``: ``Φ(−x) − φ(x)·√(π/2)·erfcx((x + μ)/√2)`` (no ``e^ε``),
+    with ``φ(x)·√(π/2) = ½·e^{−x²/2}``."""
+    return float(ndtr(-x) - 0.5 * math.exp(-0.5 * x * x) * erfcx((x + mu) / _SQRT2))
 
 
 def gdp_epsilon(mu, *, delta) -> float:
@@ -81,7 +82,7 @@ def gdp_epsilon(mu, *, delta) -> float:
         # ε > 700: solve for x = ε/μ − μ/2, where δ is well conditioned (as a function of ε it is not once
         # μ²/2 dwarfs μ·x: ε = 1e100 has an ulp of 1e84), then ε = μ·x + μ²/2. δ(x) ≤ Φ(−x) brackets x ≤ z_δ.
         lo, hi = _LOG_FORM_MAX_EPS / mu - mu / 2, float(-ndtri(delta))
-        x = brentq(lambda t: _delta_at(t, mu) - delta, lo, max(hi, lo), xtol=1e-15, rtol=1e-15)
+        x = brentq(lambda t: _delta_at(t, mu) - delta, lo, hi, xtol=1e-15, rtol=1e-15)
         return mu * x + mu * mu / 2
     hi = 1.0
     while gdp_delta(hi, mu=mu) > delta:
