@@ -114,6 +114,54 @@ def test_table_9s_default_lies_in_dp_accountings_two_sided_bracket_and_within_rt
     assert r.eps == pytest.approx(0.01028, abs=5e-6)  # errata 001 §4 printed 0.0103
 
 
+@pytest.mark.parametrize("sigma, q, d, log_mass", [
+    (1.0, 0.01, 1e-3, -50.0), (0.7, 0.1, 1e-4, -60.0), (3.0, 1e-3, 1e-4, -50.0), (0.5, 0.5, 1e-3, -70.0),
+    (10.0, 0.02, 1e-5, -50.0), (SIGMA9, T9["q"], 1e-4, -50.0), (2.0, 1.0, 1e-3, -50.0),
+])
+def test_the_vectorised_gaussian_pld_is_dp_accountings_bit_for_bit(sigma, q, d, log_mass):
+    # the one-pass inversion of the subsampled privacy loss replaces the library's per-point Python loop: the
+    # PMFs (grid offset, every mass, the infinite-loss mass) must be exactly the library's, in both directions
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=d,
+                                          log_mass_truncation_bound=log_mass)
+    ours = dpsgd._gaussian_pld(sigma, q, d, log_mass)
+    assert ours._symmetric == ref._symmetric
+    for a, b in zip(dpsgd._pmfs(ours), dpsgd._pmfs(ref), strict=True):
+        assert (a._lower_loss, a._probs.size, a._infinity_mass) == (b._lower_loss, b._probs.size, b._infinity_mass)
+        np.testing.assert_array_equal(a._probs, b._probs)
+
+
+def test_the_vectorised_loss_keeps_the_librarys_scalar_answer_and_its_edges():
+    # a scalar ε goes to the library's own code; the divergence within 1e-12 and 1e-6 of the edge ∓ln(1 − q), on both
+    # sides of zero, and far out in both tails is the library's, exactly
+    from dp_accounting.pld import privacy_loss_mechanism as plm
+
+    q = 0.05
+    for kind, edge in ((plm.AdjacencyType.ADD, -math.log1p(-q)), (plm.AdjacencyType.REMOVE, math.log1p(-q))):
+        ours = dpsgd._vectorised_gaussian_loss()(1.3, sampling_prob=q, adjacency_type=kind)
+        ref = plm.GaussianPrivacyLoss(1.3, sampling_prob=q, adjacency_type=kind)
+        eps = np.array([edge * (1 - 1e-12), edge * (1 - 1e-6), edge, -2.0, -0.01, 0.0, 0.01, 0.04, 2.0])
+        eps = eps[eps < -math.log1p(-q)] if kind == plm.AdjacencyType.ADD else eps
+        np.testing.assert_array_equal(ours.get_delta_for_epsilon(eps), ref.get_delta_for_epsilon(eps))
+        assert ours.get_delta_for_epsilon(0.3) == ref.get_delta_for_epsilon(0.3)
+
+
+@pytest.mark.parametrize("sigma, q, T, d", [
+    (1.0, 0.01, 100, 1e-3), (0.7, 0.1, 10, 1e-4), (0.5, 0.5, 5, 1e-3), (0.3, 1.0, 1, 1e-3), (50.0, 0.5, 3, 1e-4),
+])
+def test_the_array_reader_gives_dp_accountings_epsilon_bit_for_bit(sigma, q, T, d):
+    # dp_accounting reads ε by a Python loop over the PMF; the array version must give its number exactly, at a δ
+    # where ε is large, small, zero (δ = 0.5) and where the infinite-loss mass decides (δ = 1e-12)
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    pld = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=d)
+    pld = pld if T == 1 else pld.self_compose(T)
+    for delta in (0.5, 1e-2, 1e-4, 1e-6, 1e-9, 1e-12):
+        for pmf in dpsgd._pmfs(pld):
+            assert dpsgd._epsilon_for_delta(pmf, delta) == pmf.get_epsilon_for_delta(delta)
+
+
 def test_a_fixed_grid_reproduces_dp_accountings_own_pld_accountant():
     # explicit discretization= keeps its meaning: the accountant's number at that grid. Tails are 1e-15 either way
     # at delta = 1e-4; reading at delta - r (r: the FFT's round-off, ~1e-16) moves the 1e-4 grid's value by 1.5e-9
