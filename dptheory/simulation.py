@@ -28,6 +28,7 @@ Gaussian inputs has multiplicative noise, and :func:`simulate` refuses
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -43,9 +44,12 @@ from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .stats import Estimate
 from .suboptimality import F_inf
 
-__all__ = ["SimulationResult", "Truncation", "simulate", "default_taps", "PrefixErrorSimulation", "simulate_prefix_errors"]
+__all__ = ["SimulationResult", "Truncation", "simulate", "default_taps", "MEMORY", "PrefixErrorSimulation",
+           "simulate_prefix_errors"]
 
 _MAX_TAPS = 1 << 14
+#: bytes a run may hold by default for its noise stream's history and its blocks (``memory=`` of :func:`simulate`)
+MEMORY = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -245,9 +249,10 @@ def _run(problem, noise_stream, *, sigma_dp, G, clip, seeds, total, burn_in, blo
     noise = noise_stream((seeds, problem.d), theta)
     loss_sum = xp.zeros((seeds,), dtype=xp.float64)
     eta, scale = problem.eta, G * sigma_dp
-    t0 = 0
+    t0, w, data = 0, None, None
     while t0 < total:
         K = min(block, total - t0)
+        del w, data  # the last block's arrays go before the next are drawn: three block arrays at a time, not five
         w = noise(bk.asarray(rng.standard_normal(size=(K, seeds, problem.d))))
         data = dyn.draw(rng, K)
         for k in range(K):
@@ -268,6 +273,32 @@ def _run(problem, noise_stream, *, sigma_dp, G, clip, seeds, total, burn_in, blo
     return bk.to_numpy(dyn.suboptimality(theta) if record_last else loss_sum)
 
 
+def _default_block(total: int, filter_len: int, columns: int) -> int:
+    """Twice the filter, at least 1024 steps, within 256 MiB per block array, at most the run."""
+    return int(min(total, max(2 * filter_len, 1024), max(256, 2**25 // columns)))
+
+
+def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int):
+    """``(chains per group, block)``: the fewest equal groups (the last may be smaller) whose stream history and
+    three block arrays, ``8·(filter − 1 + 3·block)·chains·d`` bytes, fit in ``memory``; one chain per group at
+    worst. The default block is sized to each group's columns."""
+    for n_groups in range(1, seeds + 1):
+        chains = -(-seeds // n_groups)
+        if -(-seeds // chains) != n_groups:  # the same split as fewer groups: skip
+            continue
+        b = _default_block(total, filter_len, chains * d) if block is None else block
+        if 8 * (filter_len - 1 + 3 * b) * chains * d <= memory or chains == 1:
+            break
+    sizes = [chains] * (seeds // chains) + ([seeds % chains] if seeds % chains else [])
+    return sizes, b
+
+
+def _child_seed(child: np.random.SeedSequence) -> int:
+    """A 64-bit integer seed from a spawned :class:`numpy.random.SeedSequence` (what every backend's generator takes)."""
+    low, high = (int(x) for x in child.generate_state(2, np.uint32))
+    return low | high << 32
+
+
 def simulate(
     mechanism: MechanismLike,
     problem: MeanEstimation | LinearRegression | StronglyConvex,
@@ -284,6 +315,7 @@ def simulate(
     taps: int | None = None,
     block: int | None = None,
     backend: str | None = None,
+    memory: int = MEMORY,
 ) -> SimulationResult:
     r"""Simulate Noisy-FTRL (``clip=False``) or DP-FTRL (``clip=True``) and estimate its suboptimality.
 
@@ -328,9 +360,18 @@ def simulate(
         route of the noise stream costs ``O((1 + taps/block)·log(taps + block))`` per step and coordinate (seed 004,
         Alg. 1; :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise`), within 1.5× of its limit at
         ``2·taps``; peak memory is about ``(2·block + taps)·seeds·d·8`` bytes, two blocks and the stream's history
-        (0.9 GB measured at 64 seeds, ``d = 128``, 4096 taps and steps). The same ``(seed, block)``, the same numbers.
+        (0.9 GB measured at 64 seeds, ``d = 128``, 4096 taps and steps), within ``memory``. The same
+        ``(seed, block, memory)``, the same numbers.
     backend : {"numpy", "cupy", "array_api_strict"}, optional
         ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy; :func:`dptheory.backend.get_backend`).
+    memory : int, default MEMORY
+        Bytes the run may hold for its stream's history and its blocks, an integer ``≥ 1`` (default
+        :data:`MEMORY`, 1 GiB), estimated as ``8·(filter − 1 + 3·block)·chains·d``. A run above it is split into
+        the fewest groups of chains that fit, run one after the other, each from its own generator (group ``g``:
+        :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th child); a run that fits is one group from
+        ``seed`` itself. ``settings["chain_groups"]`` records the split. Groups keep ν-DP-FTRL's
+        65 536-tap history within the budget at 32 chains of ``d = 128`` (2.1 GB in one group), and their larger
+        blocks make its FFT cheaper per step.
 
     Returns
     -------
@@ -377,6 +418,7 @@ def simulate(
         None if value is None else check_int(name, value, lo)
         for name, value, lo in (("horizon", horizon, 1), ("steps", steps, 1), ("burn_in", burn_in, 0), ("taps", taps, 1), ("block", block, 1))
     )
+    memory = check_int("memory", memory, 1)
     if not isinstance(clip, (bool, np.bool_)):
         raise ValueError(f"clip must be True or False, got {clip!r}")
     if backend is not None and not isinstance(backend, str):
@@ -407,15 +449,20 @@ def simulate(
         raise ValueError(f"the sensitivity of {simulated.name} at horizon {horizon} is infinite: no finite noise gives privacy")
 
     bk = get_backend(backend)
-    if block is None:
-        block = int(min(total, max(2 * filter_len, 1024), max(256, 2**25 // (seeds * problem.d))))
-    replicates = _run(problem, stream, sigma_dp=sigma_dp, G=G, clip=clip, seeds=seeds, total=total, burn_in=burn_in,
-                      block=block, bk=bk, rng=bk.rng(seed), record_last=horizon is not None)
+    groups, block = _chain_groups(seeds, problem.d, filter_len, total, block, memory)
+    run = functools.partial(_run, problem, stream, sigma_dp=sigma_dp, G=G, clip=clip, total=total, burn_in=burn_in,
+                            block=block, bk=bk, record_last=horizon is not None)
+    if len(groups) == 1:
+        replicates = run(seeds=seeds, rng=bk.rng(seed))
+    else:
+        children = np.random.SeedSequence(seed).spawn(len(groups))
+        replicates = np.concatenate([run(seeds=n, rng=bk.rng(_child_seed(c))) for n, c in zip(groups, children)])
     chain_means = replicates if horizon is not None else replicates / steps
     settings = dict(
         beta=corr.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
         steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
         taps=None if horizon is not None or simulated is corr else n_taps, sigma_dp=sigma_dp, backend=bk.name, block=block,
+        memory=memory, chain_groups=len(groups),
     )
     estimate = Estimate.from_samples(chain_means)
     result = SimulationResult(

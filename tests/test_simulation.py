@@ -138,6 +138,40 @@ def test_a_strongly_convex_truncation_records_the_gamma_ratio():
     assert t.gamma_ratio < 1.0
 
 
+
+def test_a_run_above_its_memory_runs_its_chains_in_groups_each_a_run_of_its_own_spawned_seed():
+    """ν-DP-FTRL through 2048 taps, 12 chains, d = 8: the stream's history and blocks take 11 MB. Under 4 MiB the
+    chains split into the fewest equal groups that fit (here 3 groups of 4, block 4096 each), group ``g`` being
+    exactly the one-group run of ``SeedSequence(seed).spawn``'s ``g``-th child; the estimate is of the same law
+    (exact F∞ within 3 SE); within the budget the run is one group from ``seed`` itself."""
+    from dptheory.simulation import _child_seed
+
+    problem = dpt.LinearRegression(0.05, 1.0 / np.arange(1, 9))
+    kw = dict(rho=1.0, steps=6000, taps=2048, seed=11)
+    whole = dpt.simulate(dpt.nu_ftrl(0.05 / 8), problem, seeds=12, **kw)
+    split = dpt.simulate(dpt.nu_ftrl(0.05 / 8), problem, seeds=12, memory=4 << 20, **kw)
+    assert (whole.settings["chain_groups"], split.settings["chain_groups"]) == (1, 3)
+    assert 8 * (2048 - 1 + 3 * split.settings["block"]) * 4 * 8 <= 4 << 20 < 8 * (2048 - 1 + 3 * 4096) * 5 * 8
+    children = np.random.SeedSequence(11).spawn(3)
+    for g, child in enumerate(children):
+        alone = dpt.simulate(dpt.nu_ftrl(0.05 / 8), problem, seeds=4, block=split.settings["block"],
+                             **(kw | dict(seed=_child_seed(child))))
+        np.testing.assert_array_equal(split.chain_means[4 * g : 4 * g + 4], alone.chain_means)
+    exact = dpt.F_inf(split.mechanism, problem, rho=1.0)
+    assert abs(split.mean - exact) <= 3 * split.stderr, split
+    np.testing.assert_array_equal(whole.chain_means, dpt.simulate(dpt.nu_ftrl(0.05 / 8), problem, seeds=12,
+                                                                   memory=1 << 40, **kw).chain_means)
+
+
+def test_the_chain_groups_are_the_fewest_that_fit_and_one_chain_is_the_floor():
+    from dptheory.simulation import _chain_groups
+
+    # Figure 2's η = 0.005 point: 65 536 taps, 32 chains of d = 128 need 2.1 GB of history in one group
+    assert _chain_groups(32, 128, 65536, 665_000, None, 1 << 30) == ([4] * 8, 65536)
+    assert _chain_groups(64, 128, 4096, 4096, 1024, 1 << 30) == ([64], 1024)  # fits: one group, the block given
+    assert _chain_groups(10, 8, 100, 1000, 10, 8 * (99 + 30) * 8 * 3) == ([3, 3, 3, 1], 10)  # 3 chains fit, 4 groups
+    assert _chain_groups(3, 4, 10**6, 10**6, 10, 1) == ([1, 1, 1], 10)  # nothing fits: one chain per group
+
 BAD_INPUTS = [
     (dict(steps=2.7), "steps must be an integer"),
     (dict(steps=0), r"steps must lie in \[1"),
@@ -155,6 +189,8 @@ BAD_INPUTS = [
     (dict(block=0), r"block must lie in \[1"),
     (dict(block=-5), r"block must lie in \[1"),
     (dict(block=2.5), "block must be an integer"),
+    (dict(memory=0), r"memory must lie in \[1"),
+    (dict(memory=1.5), "memory must be an integer"),
     (dict(clip="yes"), "clip must be True or False"),
     (dict(clip=1), "clip must be True or False"),
     (dict(backend=3), "backend must be None or one of"),
