@@ -22,7 +22,10 @@ record ``ξ`` maps to the loss, and how its population risk ``F(w) = (1/N) Σ_i 
 Each problem has ``sample(bk, rng, seeds, N, n)`` (data on the backend), ``mean_gradient(w, batch, xp)``
 (the mini-batch mean gradient per silo; array-API only, so it runs on CuPy), ``project(w, xp)`` (onto
 ``W``), ``excess(w)`` (exact ``F(w) − F⋆`` on host arrays of shape ``(..., d)``) and the constants ``L``,
-``beta``, ``mu``, ``D`` (diameter of ``W``) used by the calibrations and step-size rules.
+``beta``, ``mu``, ``D`` (diameter of ``W``) used by the calibrations and step-size rules. The two problems whose
+gradient is affine in ``w`` (:class:`SCQuadratic`, :class:`HardLinear`) also have ``gradient_parts(batch, xp)``,
+``(slope, offset)`` with ``mean_gradient = slope·w + offset``: Noisy MB-SGD then gathers the records of many rounds
+at once and does only ``O(d)`` work per round.
 
 >>> p = SCQuadratic(d=4, theta_norm=0.5, heterogeneity=0.3, N=5, s=1.0, radius=2.0)
 >>> round(p.v2, 12), round(p.L, 6) >= 3.5, float(p.excess(p.w_star))
@@ -310,9 +313,28 @@ class SCQuadratic:
         array
             The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
         """
+        slope, offset = self.gradient_parts(batch, xp)
+        return slope * w + offset
+
+    def gradient_parts(self, batch, xp):
+        """``(1, −θ_i − (s/√d)·mean_k ξ_k)``: the mini-batch mean gradient is affine in ``w``,
+        ``mean_gradient(w, batch) = slope·w + offset``, so a simulation can form the offsets of many rounds at once.
+
+        Parameters
+        ----------
+        batch : array of int8
+            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        tuple
+            ``(slope, offset)``: a float and an array of shape ``(..., N, d)``.
+        """
         N, K = batch.shape[-3], batch.shape[-2]
         xbar = _batch_sum(batch, xp) * (self.s / (math.sqrt(self.d) * K))
-        return w - self._means(N, xp) - xbar
+        return 1.0, -self._means(N, xp) - xbar
 
     def project(self, w, xp):
         """Projection onto ``W = B(0, radius)`` (:func:`project_ball`).
@@ -522,9 +544,26 @@ class HardLinear:
         array
             The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
         """
+        slope, offset = self.gradient_parts(batch, xp)
+        return slope * w + offset
+
+    def gradient_parts(self, batch, xp):
+        """``(0, −mean_k ξ_k/√d)``: the mini-batch mean gradient is ``slope·w + offset`` (it does not depend on ``w``).
+
+        Parameters
+        ----------
+        batch : array of int8
+            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        tuple
+            ``(slope, offset)``: a float and an array of shape ``(..., N, d)``.
+        """
         K = batch.shape[-2]
-        g = -_batch_sum(batch, xp) / (K * math.sqrt(self.d))
-        return g + 0.0 * w
+        return 0.0, -_batch_sum(batch, xp) / (K * math.sqrt(self.d))
 
     def sample_gradient(self, w, record, xp):
         """``∇f(w, x) = −x = −ξ/√d`` for one record per silo, for local SGD.
