@@ -65,6 +65,30 @@ def test_same_seed_same_numbers_other_seed_other_numbers():
     assert "excess=" in repr(a) and a.settings["M"] == 3
 
 
+class _PerRound:
+    """The problem without ``gradient_parts``: Noisy MB-SGD then takes its general route, one gather per round."""
+
+    def __init__(self, problem):
+        self._problem = problem
+
+    def __getattr__(self, name):
+        if name == "gradient_parts":
+            raise AttributeError(name)
+        return getattr(self._problem, name)
+
+
+@pytest.mark.parametrize("problem", [SCQuadratic(d=4, radius=3.0, heterogeneity=0.4, N=5),
+                                     HardLinear(d=4, tau=0.3, radius=1.0)], ids=["SCQuadratic", "HardLinear"])
+@pytest.mark.parametrize("M", [None, 3])
+def test_the_affine_route_takes_the_same_steps_as_the_per_round_route(problem, M):
+    # the block route (records of many rounds gathered at once, the silo sum formed before the iterate is known)
+    # against the general per-round loop on the same draws: the same iterates to rounding, projections included
+    kw = dict(N=5, n=200, K=2, sigma2=0.3, seeds=8, seed=3, M=M, schedule=convex_schedule(R=50, eta=0.3))
+    fast, slow = noisy_mbsgd(problem, **kw), noisy_mbsgd(_PerRound(problem), **kw)
+    np.testing.assert_allclose(fast.w_hat, slow.w_hat, rtol=1e-12, atol=1e-14)
+    assert fast.diagnostics["projection_rate"] == slow.diagnostics["projection_rate"]
+
+
 def test_common_random_numbers_across_n_sigma_and_M():
     """Runs differing only in n, σ² or M share participation draws, indices (⌊nU⌋) and noise."""
     p, kw = _small(sigma2=0.0)
