@@ -245,7 +245,10 @@ class _Sampler:
     def draw(self, rng, B: int, S: int):
         """Always draws the same numbers whatever ``M`` (common random numbers across a sweep over ``M``)."""
         xp, N = self.xp, self.N
-        ranks = xp.argsort(xp.argsort(rng.random(size=(B, S, N)), axis=-1), axis=-1)  # a uniform permutation
+        keys = rng.random(size=(B, S, N))
+        if self.cdf is None and self.M_fixed == N:  # every silo takes part: the permutation cannot matter
+            return xp.full((B, S, N), 1.0 / N, dtype=xp.float64)
+        ranks = xp.argsort(xp.argsort(keys, axis=-1), axis=-1)  # a uniform permutation
         if self.cdf is None:
             Mr = xp.full((B, S), float(self.M_fixed), dtype=xp.float64)
         else:
