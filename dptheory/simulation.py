@@ -278,16 +278,17 @@ def _default_block(total: int, filter_len: int, columns: int) -> int:
     return int(min(total, max(2 * filter_len, 1024), max(256, 2**25 // columns)))
 
 
-def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int):
-    """``(chains per group, block)``: the fewest equal groups (the last may be smaller) whose stream history and
-    three block arrays, ``8·(filter − 1 + 3·block)·chains·d`` bytes, fit in ``memory``; one chain per group at
-    worst. The default block is sized to each group's columns."""
+def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int, *, history: int):
+    """``(chains per group, block)``: the fewest equal groups (the last may be smaller) whose stream history
+    (``history`` steps: the filter's ``n − 1`` inputs, or none for a stream of a few buffers) and three block
+    arrays, ``8·(history + 3·block)·chains·d`` bytes, fit in ``memory``; one chain per group at worst. The default
+    block is sized to each group's columns."""
     for n_groups in range(1, seeds + 1):
         chains = -(-seeds // n_groups)
         if -(-seeds // chains) != n_groups:  # the same split as fewer groups: skip
             continue
         b = _default_block(total, filter_len, chains * d) if block is None else block
-        if 8 * (filter_len - 1 + 3 * b) * chains * d <= memory or chains == 1:
+        if 8 * (history + 3 * b) * chains * d <= memory or chains == 1:
             break
     sizes = [chains] * (seeds // chains) + ([seeds % chains] if seeds % chains else [])
     return sizes, b
@@ -366,7 +367,9 @@ def simulate(
         ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy; :func:`dptheory.backend.get_backend`).
     memory : int, default MEMORY
         Bytes the run may hold for its stream's history and its blocks, an integer ``≥ 1`` (default
-        :data:`MEMORY`, 1 GiB), estimated as ``8·(filter − 1 + 3·block)·chains·d``. A run above it is split into
+        :data:`MEMORY`, 1 GiB), estimated as ``8·(filter − 1 + 3·block)·chains·d``, the ``filter − 1`` past inputs
+        being those the stream keeps (none for a few buffers, ``exact_stream``; at most the length of a finite
+        ``β``). A run above it is split into
         the fewest groups of chains that fit, run one after the other, each from its own generator (group ``g``:
         :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th child); a run that fits is one group from
         ``seed`` itself. ``settings["chain_groups"]`` records the split. Groups keep ν-DP-FTRL's
@@ -449,7 +452,11 @@ def simulate(
         raise ValueError(f"the sensitivity of {simulated.name} at horizon {horizon} is infinite: no finite noise gives privacy")
 
     bk = get_backend(backend)
-    groups, block = _chain_groups(seeds, problem.d, filter_len, total, block, memory)
+    # the stream's memory of past inputs: none for a BLT's or a banded stream's few buffers, a finite β's length
+    # (DP-SGD: none), else every step of the filter
+    taps_held = simulated.beta.size if isinstance(simulated, FiniteToeplitz) else filter_len
+    history = 0 if simulated.exact_stream else min(filter_len, taps_held) - 1
+    groups, block = _chain_groups(seeds, problem.d, filter_len, total, block, memory, history=history)
     run = functools.partial(_run, problem, stream, sigma_dp=sigma_dp, G=G, clip=clip, total=total, burn_in=burn_in,
                             block=block, bk=bk, record_last=horizon is not None)
     if len(groups) == 1:

@@ -167,10 +167,12 @@ def test_the_chain_groups_are_the_fewest_that_fit_and_one_chain_is_the_floor():
     from dptheory.simulation import _chain_groups
 
     # Figure 2's η = 0.005 point: 65 536 taps, 32 chains of d = 128 need 2.1 GB of history in one group
-    assert _chain_groups(32, 128, 65536, 665_000, None, 1 << 30) == ([4] * 8, 65536)
-    assert _chain_groups(64, 128, 4096, 4096, 1024, 1 << 30) == ([64], 1024)  # fits: one group, the block given
-    assert _chain_groups(10, 8, 100, 1000, 10, 8 * (99 + 30) * 8 * 3) == ([3, 3, 3, 1], 10)  # 3 chains fit, 4 groups
-    assert _chain_groups(3, 4, 10**6, 10**6, 10, 1) == ([1, 1, 1], 10)  # nothing fits: one chain per group
+    assert _chain_groups(32, 128, 65536, 665_000, None, 1 << 30, history=65535) == ([4] * 8, 65536)
+    assert _chain_groups(64, 128, 4096, 4096, 1024, 1 << 30, history=4095) == ([64], 1024)  # fits: one group, the block given
+    assert _chain_groups(10, 8, 100, 1000, 10, 8 * (99 + 30) * 8 * 3, history=99) == ([3, 3, 3, 1], 10)  # 3 chains fit, 4 groups
+    assert _chain_groups(3, 4, 10**6, 10**6, 10, 1, history=10**6 - 1) == ([1, 1, 1], 10)  # nothing fits: one chain per group
+    # a BLT keeps a few buffers, not the filter's inputs: Table 3's horizon n = 2052 at 2048 chains of d = 16 fits
+    assert _chain_groups(2048, 16, 2052, 2052, None, 1 << 30, history=0) == ([2048], 1024)
 
 BAD_INPUTS = [
     (dict(steps=2.7), "steps must be an integer"),
