@@ -120,8 +120,33 @@ def _check_d(d) -> int:
     return int(d)
 
 
+class _AffineGradient:
+    """A problem whose mini-batch mean gradient is affine in ``w``: ``mean_gradient = slope·w + offset`` with
+    ``(slope, offset) = gradient_parts(batch)`` (Noisy MB-SGD then forms the offsets of many rounds at once)."""
+
+    def mean_gradient(self, w, batch, xp):
+        """``slope·w + offset`` with ``(slope, offset) = gradient_parts(batch, xp)``, for every silo.
+
+        Parameters
+        ----------
+        w : array
+            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``: one iterate for every silo).
+        batch : array of int8
+            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        xp : module
+            The backend's array namespace.
+
+        Returns
+        -------
+        array
+            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
+        """
+        slope, offset = self.gradient_parts(batch, xp)
+        return slope * w + offset
+
+
 @dataclass(frozen=True, eq=False)
-class SCQuadratic:
+class SCQuadratic(_AffineGradient):
     r"""``f(w, x) = ½‖w − x‖²`` with ``x = θ_i + (s/√d)ξ``, ``ξ`` uniform on ``{±1}^d``, ``W = B(0, radius)``.
 
     ``θ̄ = theta_norm·(1, …, 1)/√d``; with ``heterogeneity = v > 0`` (and ``N``) the silo offsets ``h_i`` are
@@ -296,29 +321,9 @@ class SCQuadratic:
         m = self.silo_means if self.silo_means is not None else np.broadcast_to(self.theta_bar, (N, self.d))
         return xp.asarray(np.ascontiguousarray(m), dtype=xp.float64)
 
-    def mean_gradient(self, w, batch, xp):
-        """``(1/K) Σ_k (w − x_k) = w − θ_i − (s/√d)·mean_k ξ_k``; ``batch`` is ``(..., N, K, d)`` int8.
-
-        Parameters
-        ----------
-        w : array
-            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``: one iterate for every silo).
-        batch : array of int8
-            The mini-batch of every silo, shape ``(..., N, K, d)``.
-        xp : module
-            The backend's array namespace.
-
-        Returns
-        -------
-        array
-            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
-        """
-        slope, offset = self.gradient_parts(batch, xp)
-        return slope * w + offset
-
     def gradient_parts(self, batch, xp):
-        """``(1, −θ_i − (s/√d)·mean_k ξ_k)``: the mini-batch mean gradient is affine in ``w``,
-        ``mean_gradient(w, batch) = slope·w + offset``, so a simulation can form the offsets of many rounds at once.
+        """``(1/K) Σ_k (w − x_k) = w − θ_i − (s/√d)·mean_k ξ_k`` as ``(slope, offset) = (1, −θ_i − (s/√d)·mean_k ξ_k)``
+        (``mean_gradient = slope·w + offset``).
 
         Parameters
         ----------
@@ -375,7 +380,7 @@ class SCQuadratic:
 
 
 @dataclass(frozen=True, eq=False)
-class HardLinear:
+class HardLinear(_AffineGradient):
     r"""``f(w, x) = −⟨w, x⟩``, ``x = ξ/√d``, ``E x = τ e₁``, ``W = B(0, radius)``: ``F(w) − F⋆ = τ(radius − w₁)``.
 
     Needs ``τ√d ≤ 1`` (``P(ξ₁ = 1) = (1 + τ√d)/2``). ``L = 1``, ``β = 0`` (linear: smooth), ``μ = 0``.
@@ -527,28 +532,9 @@ class HardLinear:
         first = xp.astype(rng.random(size=(seeds, N, n)) < p1, xp.int8) * 2 - 1
         return xp.concat([first[..., None], signs[..., 1:]], axis=-1)
 
-    def mean_gradient(self, w, batch, xp):
-        """``(1/K) Σ_k ∇f(w, x_k) = −mean_k ξ_k/√d`` for every silo.
-
-        Parameters
-        ----------
-        w : array
-            Iterates, broadcastable against ``(..., N, d)`` (e.g. ``(..., 1, d)``).
-        batch : array of int8
-            The mini-batch of every silo, shape ``(..., N, K, d)``.
-        xp : module
-            The backend's array namespace.
-
-        Returns
-        -------
-        array
-            The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
-        """
-        slope, offset = self.gradient_parts(batch, xp)
-        return slope * w + offset
-
     def gradient_parts(self, batch, xp):
-        """``(0, −mean_k ξ_k/√d)``: the mini-batch mean gradient is ``slope·w + offset`` (it does not depend on ``w``).
+        """``(1/K) Σ_k ∇f(w, x_k) = −mean_k ξ_k/√d`` as ``(slope, offset) = (0, −mean_k ξ_k/√d)`` (it does not depend
+        on ``w``; ``mean_gradient = slope·w + offset``).
 
         Parameters
         ----------
