@@ -360,21 +360,20 @@ def simulate(
         max(256, 2²⁵/(seeds·d)))``: twice the simulated filter length, within 256 MiB per block array). The FFT
         route of the noise stream costs ``O((1 + taps/block)·log(taps + block))`` per step and coordinate (seed 004,
         Alg. 1; :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise`), within 1.5× of its limit at
-        ``2·taps``; peak memory is about ``(2·block + taps)·seeds·d·8`` bytes, two blocks and the stream's history
-        (0.9 GB measured at 64 seeds, ``d = 128``, 4096 taps and steps), within ``memory``. The same
-        ``(seed, block, memory)``, the same numbers.
+        ``2·taps``; peak memory is about ``(3·block + taps)·chains·d·8`` bytes for the chains of a group, three blocks
+        (white noise, its correlated stream, the data) and the stream's history (0.9 GB measured at 64 seeds,
+        ``d = 128``, 4096 taps and steps), within ``memory``. The same ``(seed, block, memory)``, the same numbers.
     backend : {"numpy", "cupy", "array_api_strict"}, optional
         ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy; :func:`dptheory.backend.get_backend`).
     memory : int, default MEMORY
         Bytes the run may hold for its stream's history and its blocks, an integer ``≥ 1`` (default
         :data:`MEMORY`, 1 GiB), estimated as ``8·(filter − 1 + 3·block)·chains·d``, the ``filter − 1`` past inputs
         being those the stream keeps (none for a few buffers, ``exact_stream``; at most the length of a finite
-        ``β``). A run above it is split into
-        the fewest groups of chains that fit, run one after the other, each from its own generator (group ``g``:
-        :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th child); a run that fits is one group from
-        ``seed`` itself. ``settings["chain_groups"]`` records the split. Groups keep ν-DP-FTRL's
-        65 536-tap history within the budget at 32 chains of ``d = 128`` (2.1 GB in one group), and their larger
-        blocks make its FFT cheaper per step.
+        ``β``). A run above it is split into the fewest groups of chains that fit, run one after the other, each
+        from its own generator (group ``g``: :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th
+        child); a run that fits is one group from ``seed`` itself. ``settings["chain_groups"]`` records the split.
+        Groups keep ν-DP-FTRL's 65 536-tap history within the budget at 32 chains of ``d = 128`` (2.1 GB in one
+        group), and their larger blocks make its FFT cheaper per step.
 
     Returns
     -------
