@@ -132,6 +132,19 @@ def test_the_vectorised_gaussian_pld_is_dp_accountings_bit_for_bit(sigma, q, d, 
         np.testing.assert_array_equal(a._probs, b._probs)
 
 
+def test_without_the_librarys_private_builders_the_pld_is_its_public_one(monkeypatch):
+    # a dp_accounting release without the two private builders the array route goes through: the public route
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    monkeypatch.setattr(dpsgd, "_PLD_BUILDERS", ("_a_builder_this_release_lacks",))
+    monkeypatch.setattr(dpsgd, "_vectorised_gaussian_loss", lambda: pytest.fail("the array route was taken"))
+    ours = dpsgd._gaussian_pld(1.0, 0.01, 1e-3, -50.0)
+    ref = pld_lib.from_gaussian_mechanism(1.0, sampling_prob=0.01, value_discretization_interval=1e-3,
+                                          log_mass_truncation_bound=-50.0)
+    for a, b in zip(dpsgd._pmfs(ours), dpsgd._pmfs(ref), strict=True):
+        np.testing.assert_array_equal(a._probs, b._probs)
+
+
 def test_the_vectorised_loss_keeps_the_librarys_scalar_answer_and_its_edges():
     # a scalar ε goes to the library's own code; the divergence within 1e-12 and 1e-6 of the edge ∓ln(1 − q), on both
     # sides of zero, and far out in both tails is the library's, exactly

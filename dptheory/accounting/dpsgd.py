@@ -320,7 +320,7 @@ def _epsilon_for_delta(pmf, delta: float) -> float | None:
     ``ln((m + Σ p − δ)/Σ p e^{−ℓ}) ≥ ℓ``. Here the same running sums are ``cumsum``'s (sequential, so the same
     additions in the same order), the losses the library's repeated subtraction from the top, and the stopping
     rules (that one, and its early return where ``Σ p e^{−ℓ}`` is still 0) are found by the first index that meets
-    them: the same ε to the last bit or two (``tests/test_pld_edges.py``).
+    them: the library's ε, bit for bit in every reading of ``tests/test_pld_edges.py``.
     """
     m, d = float(pmf._infinity_mass), float(pmf._discretization)
     if m > delta:
@@ -366,6 +366,10 @@ def _read_epsilon(pld, delta: float) -> float:
     return max(_epsilon_in_log_space(p, delta) for p in _pmfs(pld))
 
 
+#: the private builders of dp_accounting (0.4–0.6) that :func:`_gaussian_pld` goes through
+_PLD_BUILDERS = ("_create_pld_pmf_from_monotone_privacy_loss", "_pld_for_subsampled_mechanism")
+
+
 @functools.cache
 def _vectorised_gaussian_loss():
     """dp_accounting's ``GaussianPrivacyLoss`` with ``get_delta_for_epsilon`` over an array of ε in one pass.
@@ -375,7 +379,7 @@ def _vectorised_gaussian_loss():
     The same formulas run here on the whole array: the ``c < 0`` branch of its ``log_a_times_exp_b_plus_c``
     (``a = 1/q``, ``c = 1 − 1/q``), its ``math.isclose`` test at the edge ``∓ln(1 − q)``, and the Gaussian's
     inverse ``x = −Δ/2 − ℓσ²/Δ`` (``+Δ`` for ADD); the PMFs are bit for bit dp_accounting's
-    (``tests/test_accounting.py``). Other adjacencies and ``q = 1`` go to the library's own loop.
+    (``tests/test_pld_edges.py``). Other adjacencies and ``q = 1`` go to the library's own loop.
     """
     from dp_accounting.pld import privacy_loss_mechanism as plm  # noqa: PLC0415
 
@@ -414,6 +418,9 @@ def _gaussian_pld(sigma: float, q: float, d: float, log_mass: float):
     :func:`_vectorised_gaussian_loss`: the same PLD, bit for bit, 4–8× faster."""
     from dp_accounting.pld import privacy_loss_distribution as pld_lib  # noqa: PLC0415
 
+    if not all(hasattr(pld_lib, name) for name in _PLD_BUILDERS):  # a release without them: the library's own route
+        return pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=d,
+                                               log_mass_truncation_bound=log_mass)
     loss = _vectorised_gaussian_loss()
 
     def single(adjacency):
