@@ -284,6 +284,17 @@ def _gather(data_flat, base, idx, xp, shape):
     return xp.reshape(xp.take(data_flat, flat, axis=0), shape)
 
 
+def _affine_chunk(problem, data_flat, base, idx, weights, ubar, c0: int, c1: int, xp):
+    """``(scale, fixed)`` of rounds ``c0..c1`` of a block where the gradient is ``slope·w + offset(batch)``: every
+    record of those rounds in one gather, ``scale = slope·Σ_i 1{i∈S_r}/M_r`` ``(c, S)`` and
+    ``fixed = Σ_i (1{i∈S_r}/M_r)·offset_i + ū_r`` ``(P, c, S, d)``, so that ``g_r = scale_r·w + fixed_r``."""
+    P, (_, S, N, K), d = base.shape[0], idx.shape, data_flat.shape[1]
+    batch = _gather(data_flat, base[:, None, ...], idx[c0:c1, ...], xp, (P, c1 - c0, S, N, K, d))
+    slope, offset = problem.gradient_parts(batch, xp)                         # offset (P, c, S, N, d)
+    fixed = xp.sum(weights[None, c0:c1, ..., None] * offset, axis=3) + ubar[None, c0:c1, ...]
+    return slope * xp.sum(weights[c0:c1, ...], axis=2), fixed
+
+
 def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0, xp):
     """Algorithm 2 on ``data`` of shape ``(P, S, N, n, d)``; the ``P`` copies share every random number
     (participation, indices, noise) — ``P = 2`` couples neighbouring data sets (Lemma D.2)."""
@@ -297,6 +308,7 @@ def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0
     projected = xp.zeros((P, S), dtype=xp.float64)
     noise_sq = xp.zeros((S,), dtype=xp.float64)
     affine = hasattr(problem, "gradient_parts")  # SCQuadratic, HardLinear: the gradient is slope·w + offset(batch)
+    chunk = max(1, _GATHER_ELEMENTS // (P * S * N * K * d))  # rounds whose records an affine run gathers at once
     B = _block(R, S * N * (K + d + 1))
     for r0 in range(0, R, B):
         Bk = min(B, R - r0)
@@ -306,29 +318,19 @@ def _run_mbsgd(bk, rng, problem, data, *, K, sigma2, eta_h, omega_h, sampler, w0
         noise *= sigma
         ubar = xp.sum(weights[..., None] * noise, axis=2)                     # (Bk, S, d) = (1/M_r) Σ_{i∈S_r} u_i
         noise_sq = noise_sq + xp.sum(xp.sum(ubar * ubar, axis=-1), axis=0)
-        if affine:  # g_r = slope·(Σ_i 1{i∈S_r}/M_r)·w + Σ_i (1{i∈S_r}/M_r)·offset_i + ū_r: offsets of many rounds at once
-            chunk = max(1, _GATHER_ELEMENTS // (P * S * N * K * d))
-            for c0 in range(0, Bk, chunk):
-                c1 = min(c0 + chunk, Bk)
-                batch = _gather(data_flat, base[:, None, ...], idx[c0:c1, ...], xp, (P, c1 - c0, S, N, K, d))
-                slope, offset = problem.gradient_parts(batch, xp)              # offset (P, c, S, N, d)
-                fixed = xp.sum(weights[None, c0:c1, ..., None] * offset, axis=3) + ubar[None, c0:c1, ...]
-                scale = slope * xp.sum(weights[c0:c1, ...], axis=2)            # (c, S)
-                for b in range(c1 - c0):
-                    r = r0 + c0 + b
-                    w_hat = w_hat + float(omega_h[r]) * w
-                    g = scale[b, :][None, :, None] * w + fixed[:, b, ...]
-                    w, outside = project_ball(w - float(eta_h[r]) * g, problem.radius, xp, outside=True)
-                    projected = projected + outside
-        else:
-            for b in range(Bk):
-                r = r0 + b
-                w_hat = w_hat + float(omega_h[r]) * w
+        for b in range(Bk):
+            r = r0 + b
+            w_hat = w_hat + float(omega_h[r]) * w
+            if affine:  # g_r = slope·(Σ_i 1{i∈S_r}/M_r)·w + Σ_i (1{i∈S_r}/M_r)·offset_i + ū_r, offsets of a chunk at once
+                if b % chunk == 0:
+                    scale, fixed = _affine_chunk(problem, data_flat, base, idx, weights, ubar, b, min(b + chunk, Bk), xp)
+                g = scale[b % chunk, :][None, :, None] * w + fixed[:, b % chunk, ...]
+            else:
                 batch = _gather(data_flat, base, idx[b, ...], xp, (P, S, N, K, d))
                 grads = problem.mean_gradient(w[:, :, None, :], batch, xp)        # (P, S, N, d)
                 g = xp.sum(weights[b, ...][None, :, :, None] * grads, axis=2) + ubar[b, ...]
-                w, outside = project_ball(w - float(eta_h[r]) * g, problem.radius, xp, outside=True)
-                projected = projected + outside
+            w, outside = project_ball(w - float(eta_h[r]) * g, problem.radius, xp, outside=True)
+            projected = projected + outside
         if not bool(xp.all(xp.isfinite(w))):
             raise FloatingPointError(f"non-finite iterate by round {r0 + Bk}")
     return w_hat, w, projected / R, noise_sq / R
