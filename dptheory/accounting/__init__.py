@@ -33,9 +33,10 @@ _EXPORTS = {
     "zcdp": ('CONVERSION_METHODS', 'noise_multiplier', 'zcdp_to_epsilon', 'epsilon_to_zcdp', 'noise_multiplier_for'),
     "classic": ('advanced_composition', 'gaussian_sigma_classic', 'subsampled_epsilon'),
     "gdp": ('gdp_delta', 'gdp_epsilon', 'gdp_mu', 'mu_clt'),
-    "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
+    "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'wor_rdp_epsilon', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
     "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
+    "wor_rdp": ('rdp_sample_wor_gaussian',),
     "conversions": ('CONVERSIONS', 'PAPER_ORDERS', 'epsilon_from_rho', 'rho_from_epsilon', 'sigma_for_epsilon'),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

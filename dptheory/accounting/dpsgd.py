@@ -94,6 +94,7 @@ from .._validation import check_in_interval, check_int
 from .gdp import gdp_epsilon, gdp_mu, mu_clt
 from .models import EpsilonResult, Neighbouring, Sampling
 from .montecarlo import mc_epsilon
+from .wor_rdp import rdp_sample_wor_gaussian
 
 __all__ = [
     "ACCOUNTANTS",
@@ -102,6 +103,7 @@ __all__ = [
     "PLD_RTOL",
     "accountant_epsilon",
     "dp_accounting_module",
+    "wor_rdp_epsilon",
     "exact_epsilon",
     "pld_accountant",
     "rdp_accountant",
@@ -193,10 +195,16 @@ def rdp_accountant(relation=None):
     from dp_accounting.rdp import rdp_privacy_accountant  # noqa: PLC0415
 
     dpa = dp_accounting_module()
-    # the library's default orders plus integer orders up to 4096 (large σ and small q put the optimum
-    # near 400-500, between the defaults 256 and 512: 2% on ε at Table 9); integer orders use its exact sum
-    orders = np.unique(np.concatenate([rdp_privacy_accountant.DEFAULT_RDP_ORDERS, np.geomspace(64, 4096, 25).round()]))
-    return rdp_privacy_accountant.RdpAccountant(orders, relation or dpa.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    return rdp_privacy_accountant.RdpAccountant(_rdp_orders(), relation or dpa.NeighboringRelation.ADD_OR_REMOVE_ONE)
+
+
+def _rdp_orders() -> np.ndarray:
+    """The orders of :func:`rdp_accountant`: the library's defaults plus integer orders up to 4096 (large σ and
+    small q put the optimum near 400-500, between the defaults 256 and 512: 2% on ε at Table 9); integer orders
+    use its exact sum."""
+    from dp_accounting.rdp import rdp_privacy_accountant  # noqa: PLC0415
+
+    return np.unique(np.concatenate([rdp_privacy_accountant.DEFAULT_RDP_ORDERS, np.geomspace(64, 4096, 25).round()]))
 
 
 def accountant_epsilon(accountant, event, delta: float) -> float:
@@ -221,6 +229,44 @@ def accountant_epsilon(accountant, event, delta: float) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # RDP's "optimal order is the largest" advisory
         return float(accountant.get_epsilon(delta))
+
+
+def wor_rdp_epsilon(dataset_size: int, sample_size: int, noise_multiplier: float, count: int, delta: float) -> float:
+    """ε at ``delta`` of ``count`` rounds of ``SampledWithoutReplacementDpEvent(dataset_size, sample_size,
+    GaussianDpEvent(noise_multiplier))`` under REPLACE_ONE: what :func:`accountant_epsilon` gives for that event
+    composed into ``rdp_accountant(REPLACE_ONE)``, bit for bit (``tests/test_wor_rdp.py``), with the RDP of
+    :func:`~dptheory.accounting.wor_rdp.rdp_sample_wor_gaussian` (the library's WBK19 Thm 27 bound, its forward
+    differences computed once per σ) read by the library's ``compute_epsilon``.
+
+    Parameters
+    ----------
+    dataset_size : int
+        The data-set size ``N``.
+    sample_size : int
+        The batch size ``m`` (``1 ≤ m ≤ dataset_size``).
+    noise_multiplier : float in (0, inf)
+        The noise std over the sensitivity the library assumes (``replace_one_sensitivity()["rdp"]``).
+    count : int
+        The number of rounds composed.
+    delta : float in (0, 1)
+        The δ at which ε is read.
+
+    Returns
+    -------
+    float
+        The RDP accountant's ε.
+    """
+    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon  # noqa: PLC0415
+
+    dataset_size = check_int("dataset_size", dataset_size, 1)
+    sample_size = check_int("sample_size", sample_size, 1, dataset_size, why="a batch drawn from the data set")
+    count = check_int("count", count, 1)
+    delta = check_in_interval("delta", delta, 0.0, 1.0)
+    orders = _rdp_orders()
+    rdp = np.zeros_like(orders) + count * rdp_sample_wor_gaussian(sample_size / dataset_size, noise_multiplier, orders)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # RDP's "optimal order is the largest" advisory
+        return float(compute_epsilon(orders, rdp, delta)[0])
 
 
 @functools.cache
@@ -645,11 +691,9 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
             raise ValueError(f"accountant='rdp_wor' samples a fixed batch s = qN, which must be a whole number: got "
                              f"q = {q:g}, N = {N}, so s = {q * N:.6g}; pass q = s/N for the batch s you mean "
                              f"(e.g. q = {max(1, s)}/{N})")
-        dpa = dp_accounting_module()
         # Alg. 1's replace-one sensitivity is 2C; the library assumes replace_one_sensitivity()["rdp"]·σ_lib.
         sigma_lib = sigma * replace_one_sensitivity()["rdp"] / 2.0
-        event = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(N, s, dpa.GaussianDpEvent(sigma_lib)), T)
-        eps = accountant_epsilon(rdp_accountant(dpa.NeighboringRelation.REPLACE_ONE), event, delta)
+        eps = wor_rdp_epsilon(N, s, sigma_lib, T, delta)
     return EpsilonResult(float(eps), accountant, sampling, neighbouring, certified, interval, grid, moved)
 
 

@@ -74,9 +74,9 @@ from ..accounting import (
     gaussian_sigma_classic,
     gdp_epsilon,
     pld_accountant,
-    rdp_accountant,
     replace_one_sensitivity,
     subsampled_epsilon,
+    wor_rdp_epsilon,
     zcdp_to_epsilon,
 )
 
@@ -1695,21 +1695,19 @@ def spent_by_calibration(L, *, R, n, eps0, delta0, K=None, accountant: str = "wr
         eps = calibration_chain(L, R=R, n=n, K=K, eps0=eps0, delta0=delta0).eps_total
     elif accountant == "wr_lower":
         eps = _with_replacement_sum_test(L, R=R, n=n, K=K, sigma=sigma, delta=delta0)
+    elif accountant == "wr_rdp":
+        z_draw = math.sqrt(K) * sigma / (2.0 * L)  # one draw: std √K σ, replace-one sensitivity 2L
+        settings["noise_multiplier_per_draw"] = z_draw
+        # K·R rounds of SampledWithoutReplacementDpEvent(n, 1, ·): the RDP accountant's ε, bit for bit
+        eps = wor_rdp_epsilon(n, 1, z_draw * replace_one_sensitivity()["rdp"], K * R, delta0)
+    elif accountant == "rdp_wor":  # R rounds of SampledWithoutReplacementDpEvent(n, K, ·), likewise
+        eps = wor_rdp_epsilon(n, K, z * replace_one_sensitivity()["rdp"], R, delta0)
     else:
         dpa = dp_accounting_module()
         rel = dpa.NeighboringRelation
-        if accountant == "wr_rdp":
-            z_draw = math.sqrt(K) * sigma / (2.0 * L)  # one draw: std √K σ, replace-one sensitivity 2L
-            settings["noise_multiplier_per_draw"] = z_draw
-            sub = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(
-                n, 1, dpa.GaussianDpEvent(z_draw * replace_one_sensitivity()["rdp"])), K)
-            acc = rdp_accountant(rel.REPLACE_ONE)
-        elif accountant == "pld":
+        if accountant == "pld":
             sub = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z * replace_one_sensitivity()["pld"]))
             acc = pld_accountant(rel.REPLACE_ONE, discretization)
-        elif accountant == "rdp_wor":
-            sub = dpa.SampledWithoutReplacementDpEvent(n, K, dpa.GaussianDpEvent(z * replace_one_sensitivity()["rdp"]))
-            acc = rdp_accountant(rel.REPLACE_ONE)
         else:
             from dp_accounting.dp_event import MixtureOfGaussiansDpEvent  # noqa: PLC0415
             from scipy.stats import binom  # noqa: PLC0415
