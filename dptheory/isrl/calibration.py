@@ -1557,6 +1557,9 @@ class SpendResult(EpsilonResult):
                 f"{self.sampling}; {self.neighbouring}; {kind}; {whose})")
 
 
+_SUM_TEST_ELEMENTS = 1 << 20
+
+
 def _with_replacement_sum_test(L: float, *, R: int, n: int, K: int, sigma: float, delta: float) -> float:
     r"""A lower bound on the ε (at δ) of Alg. 2 with replacement: the largest ``ln((P(S) − δ)/Q(S))`` over
     threshold events ``S`` of one realizable instance.
@@ -1569,7 +1572,7 @@ def _with_replacement_sum_test(L: float, *, R: int, n: int, K: int, sigma: float
     against X). ``P`` and ``Q`` are exact normal and binomial sums; the binomial tail beyond ``M_max`` is dropped
     from a numerator and added to a denominator, so the result stays a lower bound.
     """
-    from scipy import optimize, stats  # noqa: PLC0415
+    from scipy import optimize, special, stats  # noqa: PLC0415
 
     RK, p = R * K, 1.0 / n
     mean, sd = RK * p, math.sqrt(RK * p * (1.0 - p))
@@ -1578,24 +1581,28 @@ def _with_replacement_sum_test(L: float, *, R: int, n: int, K: int, sigma: float
     pm = stats.binom.pmf(M, RK, p)
     tail = float(stats.binom.sf(m_max, RK, p))
     s, step = math.sqrt(R) * sigma, 2.0 * L / K
+    log_ratio = lambda P, Q: [math.log((a - delta) / b) if a > delta else -math.inf for a, b in zip(P, Q)]
 
+    # the standard normal's cdf and sf are ndtr(x) and ndtr(−x) (what scipy.stats.norm evaluates); each row of
+    # thresholds t is reduced over M as one 1-D sum, so an array of t gives what each t alone gives
     def eps_above(t):  # X against X': S = {sum > t}
-        P = float(np.sum(pm * stats.norm.sf((t - step * M) / s)))
-        return math.log((P - delta) / stats.norm.sf(t / s)) if P > delta else -math.inf
+        P = np.sum(pm * special.ndtr(-((t[:, None] - step * M) / s)), axis=1)
+        return log_ratio(P, special.ndtr(-(t / s)))
 
     def eps_below(t):  # X' against X: S = {sum < t}
-        P = float(stats.norm.cdf(t / s))
-        Q = float(np.sum(pm * stats.norm.cdf((t - step * M) / s))) + tail
-        return math.log((P - delta) / Q) if P > delta else -math.inf
+        Q = np.sum(pm * special.ndtr((t[:, None] - step * M) / s), axis=1) + tail
+        return log_ratio(special.ndtr(t / s), Q)
 
+    rows = max(1, _SUM_TEST_ELEMENTS // M.size)  # thresholds per array: at most 2^20 normal tails at once
     best = 0.0
     for f in (eps_above, eps_below):
         grid = s * np.linspace(-12.0, 12.0, 2401)
-        vals = np.array([f(t) for t in grid])
+        vals = np.array([v for c in range(0, grid.size, rows) for v in f(grid[c:c + rows])])
         i = int(np.argmax(vals))
         best = max(best, float(vals[i]))
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-        res = optimize.minimize_scalar(lambda t: -f(t), bounds=(lo, hi), method="bounded", options=dict(xatol=1e-10 * s))
+        res = optimize.minimize_scalar(lambda t: -f(np.array([t]))[0], bounds=(lo, hi), method="bounded",
+                                       options=dict(xatol=1e-10 * s))
         if np.isfinite(res.fun):
             best = max(best, -float(res.fun))
     return best
