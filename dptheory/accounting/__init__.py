@@ -36,7 +36,7 @@ _EXPORTS = {
     "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'wor_rdp_epsilon', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
     "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
-    "wor_rdp": ('rdp_sample_wor_gaussian',),
+    "rdp": ('rdp_sample_wor_gaussian', 'rdp_poisson_gaussian'),
     "conversions": ('CONVERSIONS', 'PAPER_ORDERS', 'epsilon_from_rho', 'rho_from_epsilon', 'sigma_for_epsilon'),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

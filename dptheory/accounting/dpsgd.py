@@ -94,7 +94,7 @@ from .._validation import check_in_interval, check_int
 from .gdp import gdp_epsilon, gdp_mu, mu_clt
 from .models import EpsilonResult, Neighbouring, Sampling
 from .montecarlo import mc_epsilon
-from .wor_rdp import rdp_sample_wor_gaussian
+from .rdp import rdp_poisson_gaussian, rdp_sample_wor_gaussian
 
 __all__ = [
     "ACCOUNTANTS",
@@ -234,8 +234,8 @@ def accountant_epsilon(accountant, event, delta: float) -> float:
 def wor_rdp_epsilon(dataset_size: int, sample_size: int, noise_multiplier: float, count: int, delta: float) -> float:
     """ε at ``delta`` of ``count`` rounds of ``SampledWithoutReplacementDpEvent(dataset_size, sample_size,
     GaussianDpEvent(noise_multiplier))`` under REPLACE_ONE: what :func:`accountant_epsilon` gives for that event
-    composed into ``rdp_accountant(REPLACE_ONE)``, bit for bit (``tests/test_wor_rdp.py``), with the RDP of
-    :func:`~dptheory.accounting.wor_rdp.rdp_sample_wor_gaussian` (the library's WBK19 Thm 27 bound, its forward
+    composed into ``rdp_accountant(REPLACE_ONE)``, bit for bit (``tests/test_rdp.py``), with the RDP of
+    :func:`~dptheory.accounting.rdp.rdp_sample_wor_gaussian` (the library's WBK19 Thm 27 bound, its forward
     differences computed once per σ) read by the library's ``compute_epsilon``.
 
     Parameters
@@ -256,17 +256,23 @@ def wor_rdp_epsilon(dataset_size: int, sample_size: int, noise_multiplier: float
     float
         The RDP accountant's ε.
     """
-    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon  # noqa: PLC0415
-
     dataset_size = check_int("dataset_size", dataset_size, 1)
     sample_size = check_int("sample_size", sample_size, 1, dataset_size, why="a batch drawn from the data set")
     count = check_int("count", count, 1)
     delta = check_in_interval("delta", delta, 0.0, 1.0)
+    return _rdp_epsilon(rdp_sample_wor_gaussian(sample_size / dataset_size, noise_multiplier, _rdp_orders()), count,
+                        delta)
+
+
+def _rdp_epsilon(rdp, count: int, delta: float) -> float:
+    """ε at ``delta`` of ``count`` compositions of an event whose RDP at :func:`_rdp_orders` is ``rdp``, as
+    ``rdp_accountant()`` composes it (``0 + count·rdp``) and reads it (the library's ``compute_epsilon``)."""
+    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon  # noqa: PLC0415
+
     orders = _rdp_orders()
-    rdp = np.zeros_like(orders) + count * rdp_sample_wor_gaussian(sample_size / dataset_size, noise_multiplier, orders)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # RDP's "optimal order is the largest" advisory
-        return float(compute_epsilon(orders, rdp, delta)[0])
+        return float(compute_epsilon(orders, np.zeros_like(orders) + count * rdp, delta)[0])
 
 
 @functools.cache
@@ -676,7 +682,8 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
         else:
             eps, grid = _pld_fixed(sigma, q, T, delta, discretization, rtol), discretization
     elif accountant == "rdp":
-        eps = accountant_epsilon(rdp_accountant(), _poisson_event(sigma, q, T), delta)
+        # what accountant_epsilon(rdp_accountant(), _poisson_event(sigma, q, T), delta) gives, bit for bit
+        eps = _rdp_epsilon(rdp_poisson_gaussian(q, sigma, _rdp_orders()), T, delta)
     elif accountant in ("clt", "clt_poisson"):
         eps = gdp_epsilon(mu_clt(sigma, q=q, T=T, form="uniform" if accountant == "clt" else "poisson"), delta=delta)
     elif accountant == "mc":
