@@ -40,17 +40,20 @@ multiplier set, and for it the smallest feasible ``ψ`` and the best normaliser 
 the grid (:func:`_certificate`), so the returned ``(ψ, λ)`` satisfies eq. (90) at every grid point up to
 rounding, whatever Clarabel's accuracy. The static multiplier ``λ = (1, 0, …)`` is certified the same way and
 kept when it is smaller. This fills the program's holes (docs/socp_convergence.md): as ``μ → L`` the blocks
-become singular at every ω and Clarabel stops at ``optimal_inaccurate`` (``κ − 1 ≲ 3e-5``) or fails
-(``κ − 1 ≲ 1e-10``), but the static certificate tends to the ``μ = L`` closed form (relative excess
-~1.1(κ − 1) + grid error). At ``κ ≳ 10⁷`` Clarabel can stop with ``InsufficientProgress`` (ν-FTRL(1/κ)); its
-iterate is accepted (``accept_unknown``, reported as ``optimal_inaccurate``) and certified like any other, and
-whenever the status is not ``optimal`` the multipliers of the same program on ``n/2`` and ``n/4`` points are
-certified on the full grid as further candidates. A solve that fails outright falls back to the best certified
-candidate (the static one at worst) and ``solver_stats["certificate"]`` says ``"… (solver failed: …)"``;
-``solver_stats["gap"]`` is the value over the worst quadratic, a lower bound. The static multiplier is
-certified for every valid problem (its first diagonal entry is ``≥ 8(1/η − L/2)(1/η − μ/2) > 0`` for
-``η < 2/L``), so a bound is returned for every ``κ ≥ 1`` (tested to ``κ = 10⁹``); where the solve is inaccurate
-it is valid but not the program's optimum (spread over grids in docs/socp_convergence.md).
+become singular at every ω and Clarabel stops at ``optimal_inaccurate`` (``InsufficientProgress``,
+``κ − 1 ≲ 3e-5``) or fails (``NumericalError``, ``κ − 1 ≲ 1e-10`` at η = .3), but the static certificate tends
+to the ``μ = L`` closed form (relative excess ~1.1(κ − 1) + grid error). An ``InsufficientProgress`` iterate
+is accepted (``accept_unknown``, reported as ``optimal_inaccurate``) and certified like any other; at
+``κ ≳ 10⁷`` Clarabel ends ν-FTRL(1/κ)'s solves with ``AlmostSolved`` (also ``optimal_inaccurate``), while
+DP-SGD's are ``optimal`` up to ``κ = 10⁹``. Whenever the status is not ``optimal`` the multipliers of the same
+program on ``n/2`` and ``n/4`` points are certified on the full grid as further candidates. A solve that fails
+outright falls back to the best certified candidate (the static one at worst) and
+``solver_stats["certificate"]`` says ``"… (solver failed: …)"``; ``solver_stats["gap"]`` is the value over the
+worst quadratic, a lower bound. The static multiplier is certified for every valid problem (its first diagonal
+entry is ``≥ 8(1/η − L/2)(1/η − μ/2) > 0`` for ``η < 2/L``), so a bound is returned for every ``κ ≥ 1``
+(tested to ``κ = 10⁹``); where the solve is inaccurate it is valid but not necessarily the program's optimum.
+At ``κ = 10⁵…10⁹`` (η = 1 and .1) the 600-point bound is within 0.6% of the 2400-point one for both DP-SGD and
+ν-FTRL(1/κ) (docs/socp_convergence.md).
 """
 
 from __future__ import annotations
