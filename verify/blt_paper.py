@@ -465,7 +465,7 @@ def _fig9(out_dir, timing: dict) -> list[Claim]:
                     kind="regression")
               for n, v in g.value.items()]
     ns = np.arange(100, 4001, 50)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.3, 4.1), layout="constrained")
     ax.plot(ns, [rho(int(n)) for n in ns], label="BLT (App. A, b = 400), σ = 7.379")
     ax.plot([int(n) for n in g.value], list(g.value.values()), "o", mfc="none", label="errata's reference points")
     ax.set(xlabel="rounds n", ylabel="ρ-zCDP", title="Fig. 9 (b): b = 400, k = ⌈n/400⌉")

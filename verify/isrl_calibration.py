@@ -268,7 +268,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                      cal.sigma2_local_sgd(1, R=35, K=cal.batch_size_experiment(1238, eps=1.0, R=35), n=1238, eps=1.0, delta=1238**-2)))
 
     # --- figure ------------------------------------------------------------------------------------------------
-    fig, ax = plt.subplots(1, 2, figsize=(12, 4.3))
+    fig, ax = plt.subplots(1, 2, figsize=(10.5, 4.2), layout="constrained")
     lo = np.array([row["wr_lower"].eps for row in rows])
     up = np.array([row["wr_rdp"].eps for row in rows])
     ax[0].fill_between(R_grid, lo, up, color="C2", alpha=0.25, label="Alg. 2 (with replacement, replace-one): bracket")

@@ -480,7 +480,7 @@ def elasticity_table(table=None) -> tuple[list[str], list[str], np.ndarray, list
 
 def _figure(path: Path) -> None:
     labels, cols, vals, txt = elasticity_table()
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(labels) + 1.2))
+    fig, ax = plt.subplots(figsize=(8.8, 0.32 * len(labels) + 0.5), layout="constrained")
     ax.imshow(vals, cmap="coolwarm", vmin=-2, vmax=2, aspect="auto")
     for i in range(vals.shape[0]):
         for j in range(vals.shape[1]):

@@ -431,10 +431,11 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
     n_exact = sum(len(r) for r in c12.values()) + len(stat) + 2  # + random participation and C24 (part 5)
     z = family_quantile(n_exact, min(sz.seeds, sz.stat_seeds) - 1)
     sc_rate = isrl.rate("isrl_iid_sc_up")
-    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2))
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2), layout="tight")
     labels = {"n": "records per silo n", "eps0": rf"$\varepsilon_0$ (n = {sz.n_eps})",
               "M": rf"silos per round M (N = 40; n = {sz.n_d}, $\varepsilon_0$ = {sz.eps_d:g})",
-              "d": rf"dimension d (n = {sz.n_d}, $\varepsilon_0$ = {sz.eps_d:g}: the σ² of n = {sz.n_base}, $\varepsilon_0$ = 1)"}
+              "d": rf"dimension d (n = {sz.n_d}, $\varepsilon_0$ = {sz.eps_d:g}:" "\n"
+                   rf"the σ² of n = {sz.n_base}, $\varepsilon_0$ = 1)"}
     titles = {"n": "vs n", "eps0": r"vs $\varepsilon_0$", "M": "vs M", "d": "vs d"}
     panels = {}
     for panel, rows in c12.items():
@@ -465,7 +466,6 @@ def run(out_dir, quick: bool = False, executor: Executor | None = None) -> list[
         ax.legend(fontsize=7)
     fig.suptitle(f"Seed 002: Noisy ISRL-DP MB-SGD on the strongly convex quadratic (privacy-dominated; R = {sz.R}, "
                  f"δ0 = 1e-6, d = 10, N = M = 10, ε0 = 1 unless varied)", fontsize=10)
-    fig.tight_layout()
     save_figure(fig, out_dir / "isrl_excess_risk.png")
     plt.close(fig)
 

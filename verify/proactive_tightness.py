@@ -204,7 +204,7 @@ def _figure(out_dir, T_grid, curves, mc, T_mc, eps_target, t_mins, gammas, T_tru
 def _draw(out_dir, T_grid, curves, mc, T_mc, eps_target, t_mins, gammas, T_true, b9, rows) -> None:
     from matplotlib.lines import Line2D  # noqa: PLC0415
 
-    fig, ax = plt.subplots(1, 2, figsize=(15, 8.6), gridspec_kw=dict(width_ratios=[1.2, 1]))
+    fig, ax = plt.subplots(1, 2, figsize=(12.5, 10), gridspec_kw=dict(width_ratios=[1.2, 1]), layout="constrained")
     labels = {"pld": "PLD (Poisson, add/remove; certified)", "rdp": "RDP (Poisson, add/remove; certified)",
               "clt": "GDP CLT (Dong–Roth–Su, as the paper; estimate; under PLD)",
               "clt_poisson": "GDP CLT, Poisson form (estimate; under PLD)",

@@ -116,7 +116,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:  # noqa: AR
 
 
 def _figure(out_dir, g, sigmas, exact, step, draws, feas, cross, inside) -> None:
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13.5, 5.6), gridspec_kw=dict(width_ratios=[2.1, 1]))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11.4, 5.7), gridspec_kw=dict(width_ratios=[2.1, 1]), layout="constrained")
     for c, C in enumerate(g.C_values):
         rc = feas[float(C)]
         line, = ax.plot(sigmas, g.ratio[c], "-", lw=1.4,
