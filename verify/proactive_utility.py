@@ -128,7 +128,7 @@ def _figure(out_dir, g, sigmas, exact, step, draws, feas, cross, inside) -> None
     ax.set(xlabel=rf"$\sigma$  (final-round noise $\bar\eta_{{T-1}} C\sigma z$, $\bar\eta_{{T-1}}$ = {step:.3g})",
            ylabel=r"accuracy fraction $F(w^*+n)/F(w^*)$",
            title=f"Utility graph (seed 001, Fig. 4 style): synthetic d = {D_FEATURES}, N = {N}, K = {K}, s = {S}\n"
-                 f"fresh noise draws at every (C, σ): the bands contain the exact curve at "
+                 f"fresh noise draws at every (C, σ); the bands contain the exact curve\nat "
                  f"{int(inside.sum())} of {inside.size} points (nominal 95%)",
            ylim=(min(0.5, float(g.lo.min())) - 0.02, 1.02))
     top = ax.secondary_xaxis("top", functions=(lambda x: x * step, lambda x: x / step))
