@@ -16,7 +16,7 @@ with ``s_2 = min(4(e^{1/σ²} − 1), 2e^{1/σ²})``, ``s_i = min(4 √(Δ^{2⌊
 ``2 < i ≤ 256`` (``Δ^j`` the ``j``-th forward difference of ``e^{x(x+1)/(2σ²)}`` at 0, with ``e^{cgf}`` replaced by
 1 at ``x = −1``), and the second term alone above 256; a fractional order interpolates the two integer orders
 around it (WBK19, Cor. 10). The library recomputes the forward differences, ``O(α²)`` scalar operations, for
-every integer order it meets (twice for each fractional order): 0.9 s per call at the orders of
+every integer order it meets (twice for each fractional order): about 0.5 s per call at the orders of
 :func:`~dptheory.accounting.dpsgd.rdp_accountant`. Here they are computed once per ``σ``, up to the largest
 order that needs them: the ``i``-th difference depends only on the first ``i + 2`` values and is formed by the
 same operations for every order, so each order's differences are a prefix of that one table; and each integer
