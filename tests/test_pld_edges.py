@@ -181,8 +181,9 @@ def test_a_fixed_grid_reproduces_dp_accountings_own_pld_accountant():
     # and dp_accounting's extra composition with the identity PLD by 1e-12, hence 1e-8
     for d in (1e-4, 1e-5):
         ours = exact_epsilon(SIGMA9, **T9, discretization=d)
-        ref = dpsgd.accountant_epsilon(dpsgd.pld_accountant(discretization=d),
-                                       dpsgd._poisson_event(SIGMA9, T9["q"], T9["T"]), T9["delta"])
+        dpa = dpsgd.dp_accounting_module()
+        event = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(T9["q"], dpa.GaussianDpEvent(SIGMA9)), T9["T"])
+        ref = dpsgd.accountant_epsilon(dpsgd.pld_accountant(discretization=d), event, T9["delta"])
         assert ours.eps == pytest.approx(ref, rel=1e-8)
         assert ours.discretization == d and ours.tolerance is None
         assert "convergence not checked" in repr(ours)

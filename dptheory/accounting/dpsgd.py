@@ -150,11 +150,6 @@ def dp_accounting_module():
     return dp_accounting
 
 
-def _poisson_event(sigma: float, q: float, T: int):
-    dpa = dp_accounting_module()
-    return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), T)
-
-
 def pld_accountant(relation=None, discretization: float = PLD_DISCRETIZATION):
     """A fresh ``dp_accounting`` PLD accountant (pessimistic: its ε is an upper bound).
 
@@ -682,7 +677,7 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
         else:
             eps, grid = _pld_fixed(sigma, q, T, delta, discretization, rtol), discretization
     elif accountant == "rdp":
-        # what accountant_epsilon(rdp_accountant(), _poisson_event(sigma, q, T), delta) gives, bit for bit
+        # what accountant_epsilon gives for T Poisson-sampled Gaussians composed into rdp_accountant(), bit for bit
         eps = _rdp_epsilon(rdp_poisson_gaussian(q, sigma, _rdp_orders()), T, delta)
     elif accountant in ("clt", "clt_poisson"):
         eps = gdp_epsilon(mu_clt(sigma, q=q, T=T, form="uniform" if accountant == "clt" else "poisson"), delta=delta)
