@@ -31,7 +31,7 @@ _EXPORTS = {
     "mechanisms": (
         "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "ToeplitzMechanism",
         "FiniteToeplitz", "DampedAntiPGD", "SqrtToeplitz", "as_mechanism", "toeplitz", "dpsgd", "nu_ftrl", "optimal_cc",
-        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal", "BLT", "TreeAggregation",
+        "anti_pgd", "damped_anti_pgd", "mean_estimation_optimal", "BLT", "nu_ftrl_blt", "TreeAggregation",
     ),
     "accounting": (
         "CONVERSION_METHODS", "noise_multiplier", "zcdp_to_epsilon", "epsilon_to_zcdp", "noise_multiplier_for", "calibrate_noise",

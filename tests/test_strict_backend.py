@@ -34,6 +34,7 @@ def test_the_backend_is_the_strict_namespace_with_numpys_generator():
 PROBLEMS = [dpt.MeanEstimation(eta=0.1, sigma_sgd=0.3), dpt.LinearRegression(0.1, 1 / np.arange(1, 5), sigma_sgd=0.3),
             dpt.StronglyConvex(eta=0.1, mu=0.1, L=1.0, sigma_sgd=0.1, d=3, loss="logistic")]
 MECHANISMS = [dpt.dpsgd(), dpt.toeplitz([1.0, -0.6, 0.08]), dpt.nu_ftrl(0.1), dpt.BLT([0.9, 0.5], [0.2, 0.3]),
+              dpt.nu_ftrl_blt(0.1),
               dpt.TreeAggregation("vanilla"), dpt.TreeAggregation("honaker"), dpt.TreeAggregation("full"),
               dpt.mechanisms.banded_sqrt_toeplitz(4)]
 
@@ -51,7 +52,7 @@ def test_simulate_at_a_horizon_gives_numpys_numbers(problem, mechanism):
         assert b.settings["backend"] == STRICT
 
 
-@pytest.mark.parametrize("mechanism", [dpt.nu_ftrl(0.1), dpt.BLT([0.9, 0.5], [0.2, 0.3]),
+@pytest.mark.parametrize("mechanism", [dpt.nu_ftrl(0.1), dpt.BLT([0.9, 0.5], [0.2, 0.3]), dpt.nu_ftrl_blt(0.1),
                                        dpt.mechanisms.banded_sqrt_toeplitz(4)], ids=repr)
 def test_stationary_simulate_gives_numpys_numbers(mechanism):
     kw = dict(rho=1.0, seeds=4, seed=2, steps=300, burn_in=50, taps=None if mechanism.exact_stream else 700)

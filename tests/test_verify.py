@@ -61,7 +61,7 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert {"fig1.ratio.eta=1", "linreg.exact_over_lti.eta=0.005", "fig3.sim.logistic.DP-SGD"} <= info
     # the base point of Figure 2 is claimed once, under the d sweep
     assert not [i for i in ids if i.startswith(("fig2.d_eff.", "fig2.eta.")) and i.endswith(".eta=0.02.exact")]
-    assert "fig1.sim.beta_star.eta=1" not in ids and "fig2.eta.nu-Noisy-FTRL.eta=0.01.truncation" in ids
+    assert "fig1.sim.beta_star.eta=1" not in ids and "fig2.eta.nu-Noisy-FTRL.eta=0.01.approximation" in ids
     assert {"Table 9.s_max.T_min", "Table 8.eps=3.sigma", "eps_vs_T.mc_contains_pld.T=1918"} <= ids
     assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temporary file
 
@@ -142,17 +142,21 @@ def test_every_slope_fit_of_seed_004_has_independent_points(quick):
     assert point_seed(1, np.array([1.0, 0.5])) != point_seed(1, np.array([1.0, 0.25]))
 
 
-def test_figure_2_truncation_keeps_the_simulated_mechanism_within_tolerance():
+def test_figure_2_simulates_nu_ftrl_through_its_blt_approximation_within_tolerance():
+    """Figure 2's ν-FTRL points run :func:`dptheory.nu_ftrl_blt`: its exact F∞ (BLT closed forms) is within the
+    claimed 1e-6 of ν-FTRL's (elliptic closed form) at the full run's smallest and largest ν; DP-SGD runs as it is."""
     import dptheory as dpt
     from verify import figure2
 
-    p = dpt.LinearRegression(0.01, 1.0 / np.arange(1, 33))
-    beta = dpt.nu_ftrl(p.eta * p.mu)
-    n = figure2.truncation_taps(beta, p)
-    full = dpt.F_inf(beta, p, rho=1.0)
-    assert abs(dpt.F_inf(dpt.toeplitz(beta.noising_coeffs(n)), p, rho=1.0) / full - 1) <= figure2.TRUNCATION_RTOL
-    assert abs(dpt.F_inf(dpt.toeplitz(beta.noising_coeffs(n // 2)), p, rho=1.0) / full - 1) > figure2.TRUNCATION_RTOL
-    assert figure2.truncation_taps(dpt.dpsgd(), p) is None
+    for eta in (0.005, 0.08):
+        p = dpt.LinearRegression(eta, 1.0 / np.arange(1, 129))
+        beta = dpt.nu_ftrl(p.eta * p.mu)
+        approx = figure2.simulated_form(beta)
+        assert isinstance(approx, dpt.BLT) and approx.exact_stream
+        shift = dpt.F_inf(approx, p, rho=1.0) / dpt.F_inf(beta, p, rho=1.0) - 1
+        assert abs(shift) <= figure2.APPROXIMATION_RTOL
+    sgd = dpt.dpsgd()
+    assert figure2.simulated_form(sgd) is sgd
 
 
 def test_only_into_a_folder_without_claims_writes_a_report_of_those_scripts(tmp_path, capsys):
