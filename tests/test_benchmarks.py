@@ -121,20 +121,23 @@ def _raw_transforms(columns, steps, block, taps):
     (dpt.dpsgd(), "RNG + per-step loop"),
     (dpt.toeplitz([1.0, -0.6, 0.1]), "RNG + per-step loop"),
     (dpt.nu_ftrl(0.02 / 128), "FFT: one 8192-point real transform and its inverse per column per 4096 steps"),
-], ids=["dpsgd()", "toeplitz([1, -0.6, 0.1])", "nu_ftrl(0.02/128), 4096 taps"])
+    (dpt.nu_ftrl_blt(0.02 / 128), "RNG + per-step loop + three matrix products per 32 steps (47 buffers, no history)"),
+], ids=["dpsgd()", "toeplitz([1, -0.6, 0.1])", "nu_ftrl(0.02/128), 4096 taps", "nu_ftrl_blt(0.02/128), whole"])
 def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, limit):
     """seed·step·dimension per second of `simulate` at its default block, as a ratio to drawing its Gaussians alone
-    (same run); for a filter long enough for the FFT stream, also to the draws plus the stream's transforms alone."""
+    (same run); for a filter long enough for the FFT stream, also to the draws plus the stream's transforms alone.
+    ν-DP-FTRL twice: its first 4096 taps (FFT stream) and its BLT approximation run whole (``nu_ftrl_blt``)."""
     problem = dpt.LinearRegression(0.02, HARMONIC_128)
     seeds, steps = 64, 4096 if benchmark.enabled else 256  # in the plain test run: a smoke test only
+    taps = None if beta.exact_stream else 4096
     sim = benchmark.pedantic(
-        lambda: dpt.simulate(beta, problem, rho=1.0, seeds=seeds, steps=steps, burn_in=0, taps=4096),
+        lambda: dpt.simulate(beta, problem, rho=1.0, seeds=seeds, steps=steps, burn_in=0, taps=taps),
         rounds=3, iterations=1,
     )
     assert np.isfinite(sim.mean)
     if not benchmark.enabled:
         return
-    block, taps = sim.settings["block"], sim.mechanism.beta.size
+    block, taps = sim.settings["block"], (0 if beta.exact_stream else sim.mechanism.beta.size)
     raw = _time_min(lambda: _raw_draws(seeds, 128, steps, block))
     sim_time = benchmark.stats.stats.min
     benchmark.extra_info["elements_per_s"] = seeds * steps * 128 / sim_time
