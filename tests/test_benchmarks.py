@@ -147,7 +147,7 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, 
         benchmark.extra_info["ratio_to_raw_rng_and_fft"] = (raw + fft) / sim_time
         limit += f"; the draws and the transforms alone take {(raw + fft) / sim_time:.2f} of the run"
     benchmark.extra_info.update(goal="≥ 0.5", limit=limit)
-    print(f"\n{beta!r}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {raw / sim_time:.2f}")
+    print(f"\n{beta.name}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {raw / sim_time:.2f}")
 
 
 @pytest.mark.benchmark(group="Thm 3.1 bound, default grid (600 points, tau_max 20)")
