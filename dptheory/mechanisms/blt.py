@@ -688,7 +688,8 @@ def nu_ftrl_blt(nu: float, *, step: float = 0.45) -> BLT:
     and a stream of ``d`` buffers with no history: :func:`dptheory.simulate` runs it whole, in ``O(d)`` memory per
     chain and coordinate, however small ``ν``. How far it is from ν-DP-FTRL is measured, not assumed: at the default
     step, ``‖β̃ − β‖₂ ≤ 3.1e-8`` and ``F∞`` moves by ≤ 2.3e-7 relative for ``ν`` from 1e-5 to 0.5 on seed 004's
-    linear regression (measured 2026-11-25; ``tests/test_blt.py`` holds them to 1e-7 and 1e-6); compare ``F_inf`` of both for a problem of your own.
+    linear regression (measured 2026-11-25; ``tests/test_blt.py`` holds them to 1e-7 and 1e-6); compare ``F_inf``
+    of both for a problem of your own.
 
     Parameters
     ----------
