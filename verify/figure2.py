@@ -9,12 +9,13 @@ Like with like: ν-FTRL has infinitely many taps and is simulated through its BL
 (:func:`dptheory.nu_ftrl_blt`, a trapezoid sum of ~50 exponentials for its coefficients), a stream of buffers with
 no history, whose exact F∞ differs from ν-FTRL's by ≤ 2.3e-7 relative (a claim per point checks ≤ 1e-6, and
 that this is < 0.5 SE). Every point claim compares the simulation with the exact F∞ of the mechanism actually
-simulated (``sim.mechanism``), and the drawn lines are those of the simulated mechanisms. Every (mechanism, problem) has its own seed, derived from its parameters,
-so the points of a slope fit are independent and the fit's standard error is valid.
+simulated (``sim.mechanism``), and the drawn lines are those of the simulated mechanisms. Every (mechanism,
+problem) has its own seed, derived from its parameters, so the points of a slope fit are independent and the
+fit's standard error is valid.
 
 Claims: each simulated point equals the exact F∞ within a Bonferroni-corrected interval (5% family-wise over the three seed-004 figures: each gets 5%/3);
-the approximation moves F∞ by ≤ 1e-6 relative and less than 0.5 SE; Thm C.18's lower bound lies below the simulation's upper limit
-(Thm C.15's upper side is 20–200× above the measurement, so it is reported in the statement, not claimed);
+the approximation moves F∞ by ≤ 1e-6 relative and less than 0.5 SE; Thm C.18's lower bound lies below the
+simulation's upper limit (Thm C.15's upper side is 20–200× above the measurement, so it is reported in the statement, not claimed);
 at the smallest η, where the run resolves the 1.4–2.3% gap, the simulation excludes the LTI surrogate; the fitted log-log slopes equal the exact-theory
 slopes within 3 SE. The caption's empirical slopes (SGD 1.00 in d, 0.18 in d_eff, 1.27 in η; FTRL 0.94 in
 d_eff, 2.03 in η) are compared as information only: they come from unstated settings (errata 004 §10.18).
