@@ -36,6 +36,8 @@ import math
 import numpy as np
 from scipy import special
 
+from .._validation import check_in_interval
+
 __all__ = ["rdp_sample_wor_gaussian", "rdp_poisson_gaussian"]
 
 #: dp_accounting's ``max_alpha``: orders up to it use the exact Thm 27 sum, larger ones its ``O(α)`` bound
@@ -137,8 +139,7 @@ def rdp_sample_wor_gaussian(q: float, noise_multiplier: float, orders) -> np.nda
     numpy.ndarray
         The RDP at each order (``inf`` at an infinite order).
     """
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q must lie in [0, 1], got {q!r}")
+    q = check_in_interval("q", q, 0.0, 1.0, lo_closed=True, hi_closed=True)
     if not noise_multiplier > 0.0:
         raise ValueError(f"noise_multiplier must be positive, got {noise_multiplier!r}")
     orders = _check_orders(orders)
@@ -223,8 +224,7 @@ def rdp_poisson_gaussian(q: float, noise_multiplier: float, orders) -> np.ndarra
         The RDP at each order (``inf`` at an infinite order, without noise, or where a fractional order's series
         does not converge within :data:`MAX_SERIES_TERMS` terms).
     """
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q must lie in [0, 1], got {q!r}")
+    q = check_in_interval("q", q, 0.0, 1.0, lo_closed=True, hi_closed=True)
     if not noise_multiplier >= 0.0:
         raise ValueError(f"noise_multiplier must be non-negative, got {noise_multiplier!r}")
     orders = _check_orders(orders)

@@ -175,17 +175,16 @@ class BLTStream:
         self.xp = array_namespace(like)
         self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
         self.columns = int(math.prod(self.shape))
-        theta_host, omega_host = np.asarray(theta, dtype=float), np.asarray(omega, dtype=float)
-        d = int(theta_host.size)
+        self._theta_host, self._omega_host = np.asarray(theta, dtype=float), np.asarray(omega, dtype=float)
+        d = int(self._theta_host.size)
         self.d, self.inverse = d, bool(inverse)
         self.chunk = check_int("chunk", chunk, 1)
-        lead = (d,) + (1,) * len(self.shape)
-        self._theta = self.xp.reshape(self.xp.asarray(theta_host), lead)
-        self._omega = self.xp.reshape(self.xp.asarray(omega_host), lead)
         self.state = self.xp.zeros((d, *self.shape), dtype=self.xp.float64)
-        if not self.inverse and d:
-            self._operators = {}  # chunk length -> (T, P, Q, θ^chunk) on the backend
-            self._theta_host, self._omega_host = theta_host, omega_host
+        if self.inverse:  # Alg. 3 step by step: (θ, ω) broadcast against one step's state
+            lead = (d,) + (1,) * len(self.shape)
+            self._theta = self.xp.reshape(self.xp.asarray(self._theta_host), lead)
+            self._omega = self.xp.reshape(self.xp.asarray(self._omega_host), lead)
+        self._operators = {}  # Alg. 2 in chunks: chunk length -> (T, P, Q, θ^chunk) on the backend
 
     def __call__(self, z):
         """The output for the block ``z`` of shape ``(K, *shape)``."""
@@ -215,7 +214,7 @@ class BLTStream:
             lag = np.arange(c)[:, None] - np.arange(c)[None, :]
             T = np.where(lag >= 0, coeffs[np.maximum(lag, 0)], 0.0)
             P = (om[:, None] * powers[:, :c]).T
-            Q = powers[:, c - 1 :: -1][:, :c]
+            Q = powers[:, c - 1 :: -1]
             self._operators[c] = tuple(self.xp.asarray(a) for a in (T, P, Q, powers[:, c][:, None]))
         return self._operators[c]
 
