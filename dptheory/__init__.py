@@ -39,7 +39,7 @@ _EXPORTS = {
     ),
     "problems": ("MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES"),
     "suboptimality": ("F_inf", "F_inf_lti_infimum", "mean_estimation_dpsgd", "mean_estimation_optimum", "mean_estimation_ratio"),
-    "simulation": ("SimulationResult", "Truncation", "simulate", "default_taps"),
+    "simulation": ("SimulationResult", "Truncation", "simulate", "simulate_common", "default_taps"),
     "iqc": ("BoundResult", "F_inf_bound", "OptimizedCorrelation", "optimize_correlation", "minimum_phase_factor"),
     "stats": ("Estimate",),
     "comparison": ("compare", "Comparison"),

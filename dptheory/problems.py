@@ -30,7 +30,9 @@ class Dynamics:
     ``draw(rng, K)`` returns the data of ``K`` steps (consumed from the run's one generator, after the
     mechanism's white noise); ``gradient(theta, data, k)`` returns ``(g, r)``: the per-example gradient ``g``
     (clipped by DP-FTRL) and the gradient ``r`` of an unclipped regulariser (``None`` if there is none);
-    ``suboptimality(theta)`` returns ``F(θ) − F⋆`` per chain. The default ``F − F⋆ = ½ θᵀHθ`` with
+    ``suboptimality(theta)`` returns ``F(θ) − F⋆`` per chain. ``theta`` is ``(chains, d)`` or, for several
+    mechanisms on the same data (:func:`dptheory.simulate_common`), ``(mechanisms, chains, d)``: the data of a step
+    is ``(chains, …)`` and broadcasts over the leading axis. The default ``F − F⋆ = ½ θᵀHθ`` with
     ``H = diag(eigs)`` serves the quadratic problems (``θ⋆ = 0``).
 
     Parameters
@@ -53,12 +55,12 @@ class Dynamics:
         Parameters
         ----------
         theta : array
-            The iterates, shape ``(chains, d)``, of the backend's namespace.
+            The iterates, shape ``(..., chains, d)``, of the backend's namespace.
 
         Returns
         -------
         array
-            ``F(θ) − F⋆``, shape ``(chains,)``.
+            ``F(θ) − F⋆``, shape ``(..., chains)``.
         """
         return 0.5 * self.xp.vecdot(self.lam * theta, theta)
 
@@ -89,7 +91,7 @@ class _LinearRegressionDynamics(Dynamics):
     def gradient(self, theta, data, k):
         z, xi = data
         x = z[k, ...] * self.sqrt_lam
-        return x * (self.xp.vecdot(x, theta) - xi[k, ...])[:, None], None
+        return x * (self.xp.vecdot(x, theta) - xi[k, ...])[..., None], None
 
 
 class _StronglyConvexDynamics(Dynamics):
@@ -112,14 +114,14 @@ class _StronglyConvexDynamics(Dynamics):
 
     def suboptimality(self, theta):
         xp, mu, L = self.xp, self.problem.mu, self.problem.L
-        quad = 0.5 * mu * xp.sum(theta * theta, axis=1)
+        quad = 0.5 * mu * xp.sum(theta * theta, axis=-1)
         if self.problem.loss == "quadratic":
             return quad
         if self.problem.loss == "piecewise_quadratic":
             pos = xp.maximum(theta, 0.0)
-            return quad + 0.5 * (L - mu) * xp.sum(pos * pos, axis=1)
+            return quad + 0.5 * (L - mu) * xp.sum(pos * pos, axis=-1)
         softplus = xp.log1p(xp.exp(-xp.abs(theta))) + xp.maximum(theta, 0.0)
-        return quad + 4.0 * (L - mu) * xp.sum(softplus - 0.5 * theta - math.log(2.0), axis=1)
+        return quad + 4.0 * (L - mu) * xp.sum(softplus - 0.5 * theta - math.log(2.0), axis=-1)
 
 
 class _SimulatedProblem:

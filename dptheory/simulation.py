@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,7 +47,7 @@ from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .stats import Estimate
 from .suboptimality import F_inf
 
-__all__ = ["SimulationResult", "Truncation", "simulate", "default_taps", "MEMORY", "PrefixErrorSimulation",
+__all__ = ["SimulationResult", "Truncation", "simulate", "simulate_common", "default_taps", "MEMORY", "PrefixErrorSimulation",
            "simulate_prefix_errors"]
 
 _MAX_TAPS = 1 << 14
@@ -197,9 +198,9 @@ def default_taps(beta: ToeplitzMechanism) -> int:
 
 
 def _clip_rows(grad, G: float, xp):
-    """``clip(g, G) = g·min(1, G/‖g‖₂)`` per chain (Alg. 1 of seed 004)."""
-    norm = xp.sqrt(xp.sum(grad * grad, axis=1))
-    return grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[:, None]
+    """``clip(g, G) = g·min(1, G/‖g‖₂)`` per chain (Alg. 1 of seed 004), over the last axis."""
+    norm = xp.sqrt(xp.sum(grad * grad, axis=-1))
+    return grad * xp.minimum(1.0, G / xp.maximum(norm, 1e-300))[..., None]
 
 
 def _check_problem(problem) -> None:
@@ -238,24 +239,30 @@ def _warn_if_truncation_shows(truncation: Truncation | None, mean: float, stderr
         f"a different mechanism, which moves {what}, more than the run's standard error {stderr:.3g}; "
         f"F_inf(result.mechanism, ...) predicts what was simulated, result.truncation records the shift",
         UserWarning,
-        stacklevel=3,
+        stacklevel=4,  # _warn_if_truncation_shows <- _simulate <- simulate / simulate_common <- the caller
     )
 
 
-def _run(problem, noise_stream, *, sigma_dp, G, clip, seeds, total, burn_in, block, bk, rng, record_last):
-    """The loop: ``θ ← θ − η(clip(g) + r + Gσ_dp (N w)_t)`` for ``total`` steps; returns the per-chain sum of
-    ``F(θ_t) − F⋆`` over the steps from ``burn_in`` on, or the last one when ``record_last``."""
-    xp = bk.xp
+def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk, rng, record_last):
+    """The loop: ``θ ← θ − η(clip(g) + r + Gσ_dp (N w)_t)`` for ``total`` steps, one iterate per mechanism
+    (``streams[m]`` and ``scales[m] = Gσ_dp``) on the same data and the same white noise ``w``; returns the per-chain
+    sum of ``F(θ_t) − F⋆`` over the steps from ``burn_in`` on, or the last one when ``record_last``, shape
+    ``(mechanisms, chains)``."""
+    xp, d, m = bk.xp, problem.d, len(streams)
     dyn = problem.dynamics(bk, seeds)
-    theta = xp.zeros((seeds, problem.d), dtype=xp.float64)
-    noise = noise_stream((seeds, problem.d), theta)
-    loss_sum = xp.zeros((seeds,), dtype=xp.float64)
-    eta, scale = problem.eta, G * sigma_dp
+    theta = xp.zeros((m, seeds, d), dtype=xp.float64)
+    noises = [stream((seeds, d), theta) for stream in streams]
+    loss_sum = xp.zeros((m, seeds), dtype=xp.float64)
+    eta = problem.eta
     t0, w, data = 0, None, None
     while t0 < total:
         K = min(block, total - t0)
-        del w, data  # the last block's arrays go before the next are drawn: three block arrays at a time, not five
-        w = noise(bk.asarray(rng.standard_normal(size=(K, seeds, problem.d))))
+        del w, data  # the last block's arrays go before the next are drawn: m + 2 block arrays at a time
+        z = bk.asarray(rng.standard_normal(size=(K, seeds, d)))
+        w = xp.empty((K, m, seeds, d), dtype=xp.float64)
+        for j, (noise, scale) in enumerate(zip(noises, scales)):
+            w[:, j, ...] = scale * noise(z)
+        del z
         data = dyn.draw(rng, K)
         for k in range(K):
             grad, unclipped = dyn.gradient(theta, data, k)
@@ -263,13 +270,13 @@ def _run(problem, noise_stream, *, sigma_dp, G, clip, seeds, total, burn_in, blo
                 grad = _clip_rows(grad, G, xp)
             if unclipped is not None:
                 grad = grad + unclipped
-            theta = theta - eta * (grad + scale * w[k, ...])
+            theta = theta - eta * (grad + w[k, ...])
             if t0 + k >= burn_in and not record_last:
                 loss_sum = loss_sum + dyn.suboptimality(theta)
         if not (bool(xp.all(xp.isfinite(theta))) and bool(xp.all(xp.isfinite(loss_sum)))):
             raise FloatingPointError(
                 f"non-finite iterate or loss by step {t0 + K} (block starting at step {t0}): the values "
-                f"overflowed double precision (eta={eta:g}, sigma_dp={sigma_dp:.4g}, G={G:g})"
+                f"overflowed double precision (eta={eta:g}, G*sigma_dp={', '.join(f'{c:.4g}' for c in scales)})"
             )
         t0 += K
     return bk.to_numpy(dyn.suboptimality(theta) if record_last else loss_sum)
@@ -280,17 +287,19 @@ def _default_block(total: int, filter_len: int, columns: int) -> int:
     return int(min(total, max(2 * filter_len, 1024), max(256, 2**25 // columns)))
 
 
-def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int, *, history: int):
-    """``(chains per group, block)``: the fewest equal groups (the last may be smaller) whose stream history
-    (``history`` steps: the filter's ``n − 1`` inputs, or none for a stream of a few buffers) and three block
-    arrays, ``8·(history + 3·block)·chains·d`` bytes, fit in ``memory``; one chain per group at worst. The default
-    block is sized to each group's columns."""
+def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int, *, history: int,
+                  streams: int = 1):
+    """``(chains per group, block)``: the fewest equal groups (the last may be smaller) whose streams' history
+    (``history`` steps: each filter's ``n − 1`` inputs, or none for a stream of a few buffers) and ``streams + 2``
+    block arrays (the white noise, each mechanism's correlated stream, the data),
+    ``8·(history + (streams + 2)·block)·chains·d`` bytes, fit in ``memory``; one chain per group at worst. The
+    default block is sized to each group's columns."""
     for n_groups in range(1, seeds + 1):
         chains = -(-seeds // n_groups)
         if -(-seeds // chains) != n_groups:  # the same split as fewer groups: skip
             continue
         b = _default_block(total, filter_len, chains * d) if block is None else block
-        if 8 * (history + 3 * b) * chains * d <= memory or chains == 1:
+        if 8 * (history + (streams + 2) * b) * chains * d <= memory or chains == 1:
             break
     sizes = [chains] * (seeds // chains) + ([seeds % chains] if seeds % chains else [])
     return sizes, b
@@ -415,6 +424,121 @@ def simulate(
     run's standard error. ``horizon=n`` (any mechanism): ``E[F(θ_n) − F⋆]`` from ``θ_0 = θ⋆`` by the mean over
     chains of the last iterate's suboptimality; the ``n`` steps of the mechanism's own noise stream are exact.
     """
+    return _simulate([mechanism], problem, rho=rho, G=G, horizon=horizon, participation=participation, steps=steps,
+                     seeds=seeds, seed=seed, burn_in=burn_in, clip=clip, taps=taps, block=block, backend=backend,
+                     memory=memory)[0]
+
+
+def simulate_common(
+    mechanisms: Sequence[MechanismLike],
+    problem: MeanEstimation | LinearRegression | StronglyConvex,
+    *,
+    rho: float,
+    G: float = 1.0,
+    horizon: int | None = None,
+    participation: Participation | None = None,
+    steps: int | None = None,
+    seeds: int = 32,
+    seed: int = 0,
+    burn_in: int | None = None,
+    clip: bool = False,
+    taps: int | None = None,
+    block: int | None = None,
+    backend: str | None = None,
+    memory: int = MEMORY,
+) -> tuple[SimulationResult, ...]:
+    r"""Simulate several mechanisms on one problem with common random numbers: one run, one draw per step.
+
+    Every mechanism sees the same data and the same white noise ``w`` (each through its own noising matrix ``N``
+    and its own ``σ_dp``), so the random numbers are drawn once for all of them. Each result is what
+    :func:`simulate` estimates for that mechanism, valid on its own: its chains are independent of one another.
+    Across mechanisms the results are correlated, which makes a difference between two of them more precise than
+    from independent runs, and a confidence statement about several of them at once needs a correction valid under
+    dependence (Bonferroni is). On Gaussian linear regression the draws are most of a step's cost.
+
+    One setting holds for all: ``steps``, ``burn_in`` (default 5 mixing times plus the largest of their ``taps``),
+    the chain groups and the block. With one mechanism it is :func:`simulate`, number for number.
+
+    Parameters
+    ----------
+    mechanisms : list or tuple of Mechanism or array_like
+        The mechanisms, each as ``mechanism`` of :func:`simulate`; at least one.
+    problem, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block, backend, memory
+        As in :func:`simulate`; ``taps`` and the memory budget apply to each mechanism and to the run as a whole
+        (``m + 2`` block arrays and every stream's history for ``m`` mechanisms).
+
+    Returns
+    -------
+    tuple of SimulationResult
+        One per mechanism, in order; ``settings["common_random_numbers"]`` names all of them (when more than one).
+
+    Raises
+    ------
+    ValueError
+        As :func:`simulate`, and for an empty or non-sequence ``mechanisms``.
+    FloatingPointError
+        Naming the step if an iterate or the loss becomes non-finite.
+
+    Warns
+    -----
+    UserWarning
+        As :func:`simulate`, for each truncated mechanism.
+    """
+    if not isinstance(mechanisms, (list, tuple)) or not mechanisms:
+        raise ValueError(f"mechanisms must be a non-empty list or tuple of mechanisms (each a Mechanism or a sequence "
+                         f"beta), got {mechanisms!r:.80}")
+    return _simulate(list(mechanisms), problem, rho=rho, G=G, horizon=horizon, participation=participation, steps=steps,
+                     seeds=seeds, seed=seed, burn_in=burn_in, clip=clip, taps=taps, block=block, backend=backend,
+                     memory=memory)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One mechanism of a run (:func:`_plan`): what is simulated, its calibration and its noise stream."""
+
+    requested: Mechanism
+    simulated: Mechanism
+    truncation: Truncation | None
+    taps: int | None  # the taps of an infinite β (the default burn-in waits for them); None at a finite horizon
+    filter_len: int  # the steps its stream's blocks are sized to: 1 for a stream of buffers
+    history: int  # the past inputs its stream keeps
+    stream: Callable
+    sigma_dp: float
+
+
+def _plan(mechanism, problem, *, rho, G, horizon, participation, taps) -> _Plan:
+    """What :func:`simulate` runs for ``mechanism``: the mechanism itself, or at ``horizon=None`` the first ``taps``
+    coefficients of an infinite ``β`` calibrated to their own sensitivity; refused before running if not stationary
+    or of infinite sensitivity."""
+    corr = as_mechanism(mechanism)
+    if horizon is None:
+        require_stationary(corr, "stationary suboptimality to estimate")
+        n_taps = default_taps(corr) if taps is None else taps
+        exact = taps is None and corr.exact_stream  # e.g. a BLT: its d-buffer stream is the whole N (no truncation)
+        simulated = corr if exact else FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
+        gamma = simulated.sensitivity(None, participation)
+        if not math.isfinite(gamma):
+            raise ValueError(f"beta must be minimum phase to be simulated with finite noise: gamma_inf({simulated.name}) = inf")
+        truncation = None if exact else _truncation(corr, simulated, gamma, problem, rho, G, participation)
+        # a stream of buffers (exact) keeps no history: its blocks need not be sized to a filter
+        filter_len = 1 if exact else n_taps
+        stream = lambda shape, like: simulated.noise_stream(shape, like, None)
+    else:
+        simulated, truncation, n_taps, filter_len = corr, None, None, horizon
+        stream = lambda shape, like: corr.noise_stream(shape, like, horizon)
+    sigma_dp = calibrate_noise(simulated, rho=rho, horizon=horizon, participation=participation)
+    if not math.isfinite(sigma_dp):
+        raise ValueError(f"the sensitivity of {simulated.name} at horizon {horizon} is infinite: no finite noise gives privacy")
+    # the stream's memory of past inputs: none for a BLT's or a banded stream's few buffers, a finite β's length
+    # (DP-SGD: none), else every step of the filter
+    taps_held = simulated.beta.size if isinstance(simulated, FiniteToeplitz) else filter_len
+    history = 0 if simulated.exact_stream else min(filter_len, taps_held) - 1
+    return _Plan(corr, simulated, truncation, n_taps, filter_len, history, stream, sigma_dp)
+
+
+def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block,
+              backend, memory) -> tuple[SimulationResult, ...]:
+    """:func:`simulate_common` after its own check of ``mechanisms``; the warnings point at the public caller."""
     rho, G = check_privacy(rho, G)
     _check_problem(problem)
     seeds = check_int("seeds", seeds, 2, why="the standard error is taken across independent chains")
@@ -428,59 +552,47 @@ def simulate(
         raise ValueError(f"clip must be True or False, got {clip!r}")
     if backend is not None and not isinstance(backend, str):
         raise ValueError(f"backend must be None or one of {BACKENDS}, got {backend!r}")
-    corr = as_mechanism(mechanism)
-    if horizon is None:
-        require_stationary(corr, "stationary suboptimality to estimate")
-        n_taps = default_taps(corr) if taps is None else taps
-        exact = taps is None and corr.exact_stream  # e.g. a BLT: its d-buffer stream is the whole N (no truncation)
-        simulated = corr if exact else FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
-        gamma = simulated.sensitivity(None, participation)
-        if not math.isfinite(gamma):
-            raise ValueError(f"beta must be minimum phase to be simulated with finite noise: gamma_inf({simulated.name}) = inf")
-        truncation = None if exact else _truncation(corr, simulated, gamma, problem, rho, G, participation)
-        mixing = problem.mixing_time
-        steps = int(max(2000, math.ceil(20 * mixing))) if steps is None else steps
-        burn_in = int(math.ceil(5 * mixing) + n_taps) if burn_in is None else burn_in
-        # a stream of buffers (exact) keeps no history: its blocks need not be sized to a filter
-        total, filter_len = burn_in + steps, 1 if exact else n_taps
-        stream = lambda shape, like: simulated.noise_stream(shape, like, None)
-    else:
+    if horizon is not None:
         given = [name for name, value in (("steps", steps), ("burn_in", burn_in), ("taps", taps)) if value is not None]
         if given:
             raise ValueError(f"{', '.join(given)} must be None at a finite horizon: the run is exactly horizon = {horizon} steps from theta*")
-        simulated, truncation, total, burn_in, filter_len = corr, None, horizon, horizon, horizon
-        stream = lambda shape, like: corr.noise_stream(shape, like, horizon)
-    sigma_dp = calibrate_noise(simulated, rho=rho, horizon=horizon, participation=participation)
-    if not math.isfinite(sigma_dp):
-        raise ValueError(f"the sensitivity of {simulated.name} at horizon {horizon} is infinite: no finite noise gives privacy")
+    plans = [_plan(m, problem, rho=rho, G=G, horizon=horizon, participation=participation, taps=taps) for m in mechanisms]
+    if horizon is None:
+        mixing = problem.mixing_time
+        steps = int(max(2000, math.ceil(20 * mixing))) if steps is None else steps
+        burn_in = int(math.ceil(5 * mixing) + max(p.taps for p in plans)) if burn_in is None else burn_in
+        total = burn_in + steps
+    else:
+        total = burn_in = horizon
 
     bk = get_backend(backend)
-    # the stream's memory of past inputs: none for a BLT's or a banded stream's few buffers, a finite β's length
-    # (DP-SGD: none), else every step of the filter
-    taps_held = simulated.beta.size if isinstance(simulated, FiniteToeplitz) else filter_len
-    history = 0 if simulated.exact_stream else min(filter_len, taps_held) - 1
-    groups, block = _chain_groups(seeds, problem.d, filter_len, total, block, memory, history=history)
-    run = functools.partial(_run, problem, stream, sigma_dp=sigma_dp, G=G, clip=clip, total=total, burn_in=burn_in,
-                            block=block, bk=bk, record_last=horizon is not None)
+    groups, block = _chain_groups(seeds, problem.d, max(p.filter_len for p in plans), total, block, memory,
+                                  history=sum(p.history for p in plans), streams=len(plans))
+    run = functools.partial(_run, problem, [p.stream for p in plans], scales=[G * p.sigma_dp for p in plans], G=G,
+                            clip=clip, total=total, burn_in=burn_in, block=block, bk=bk, record_last=horizon is not None)
     if len(groups) == 1:
         replicates = run(seeds=seeds, rng=bk.rng(seed))
     else:
         children = np.random.SeedSequence(seed).spawn(len(groups))
-        replicates = np.concatenate([run(seeds=n, rng=bk.rng(_child_seed(c))) for n, c in zip(groups, children)])
-    chain_means = replicates if horizon is not None else replicates / steps
-    settings = dict(
-        beta=corr.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
-        steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
-        taps=None if horizon is not None or simulated is corr else n_taps, sigma_dp=sigma_dp, backend=bk.name, block=block,
-        memory=memory, chain_groups=len(groups),
-    )
-    estimate = Estimate.from_samples(chain_means)
-    result = SimulationResult(
-        mean=estimate.value, stderr=estimate.stderr, chain_means=chain_means, mechanism=simulated,
-        settings=settings, truncation=truncation,
-    )
-    _warn_if_truncation_shows(truncation, result.mean, result.stderr)
-    return result
+        replicates = np.concatenate([run(seeds=n, rng=bk.rng(_child_seed(c))) for n, c in zip(groups, children)], axis=1)
+    common = {} if len(plans) == 1 else dict(common_random_numbers=[p.requested.name for p in plans])
+    results = []
+    for p, rep in zip(plans, replicates):
+        chain_means = rep if horizon is not None else rep / steps
+        settings = dict(
+            beta=p.requested.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
+            steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
+            taps=None if horizon is not None or p.simulated is p.requested else p.taps, sigma_dp=p.sigma_dp,
+            backend=bk.name, block=block, memory=memory, chain_groups=len(groups), **common,
+        )
+        estimate = Estimate.from_samples(chain_means)
+        result = SimulationResult(
+            mean=estimate.value, stderr=estimate.stderr, chain_means=chain_means, mechanism=p.simulated,
+            settings=settings, truncation=p.truncation,
+        )
+        _warn_if_truncation_shows(p.truncation, result.mean, result.stderr)
+        results.append(result)
+    return tuple(results)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,18 @@ def test_stationary_simulate_gives_numpys_numbers(mechanism):
     _same(a.chain_means, b.chain_means)
 
 
+@pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: type(p).__name__)
+def test_a_common_random_numbers_run_gives_numpys_numbers(problem):
+    """Several mechanisms as one (mechanisms, chains, d) iterate on the same draws (simulate_common)."""
+    mechanisms = [dpt.dpsgd(), dpt.BLT([0.9, 0.5], [0.2, 0.3]), dpt.toeplitz([1.0, -0.6, 0.08])]
+    kw = dict(rho=1.0, seeds=4, seed=3, steps=200, burn_in=20)
+    for clip in (False, True):
+        a = dpt.simulate_common(mechanisms, problem, clip=clip, **kw)
+        b = dpt.simulate_common(mechanisms, problem, clip=clip, backend=STRICT, **kw)
+        for x, y in zip(a, b):
+            _same(x.chain_means, y.chain_means)
+
+
 @pytest.mark.parametrize("mechanism", MECHANISMS, ids=repr)
 def test_prefix_error_simulation_gives_numpys_numbers(mechanism):
     a = dpt.simulation.simulate_prefix_errors(mechanism, 33, chains=16, seed=4)

@@ -17,7 +17,7 @@ from dptheory.mechanisms import (
     tree_nodes,
 )
 from dptheory.mechanisms.base import MAX_PATTERNS
-from dptheory.mechanisms.tree import _level_bound, _max_pattern_energy, _pattern_energy
+from dptheory.mechanisms.tree import DENSE_CACHE_BYTES, _DENSE, _level_bound, _max_pattern_energy, _pattern_energy
 
 READOUTS = ("vanilla", "honaker", "full")
 P = dpt.Participation
@@ -282,7 +282,7 @@ def test_remark32_is_not_tight_for_the_complete_tree_at_n_1e4():
         assert _node_count_energy(part.earliest(n), n, readout) == remark
         assert mech.sensitivity(n, part) ** 2 == pytest.approx(exact, rel=1e-14)
         assert "dynamic programme" in mech.sensitivity_route(n, part)
-        assert ("C", n) not in mech._cache  # no dense strategy was built
+        assert (readout, "C", n) not in _DENSE  # no dense strategy was built
     assert _node_count_energy(better, n, "honaker") == _pattern_energy(better, n, "honaker") == 261
 
 
@@ -298,7 +298,7 @@ def test_multi_participation_sensitivity_at_n_1e4_and_prefix_loss(readout):
     loss = prefix_loss(mech, n, P(max_participations=10, min_sep=1000))
     assert loss.sensitivity == mech.sensitivity(n, P(max_participations=10, min_sep=1000))
     assert loss.max_error**2 == pytest.approx(max(float(prefix_variance(t, readout)) for t in range(1, n + 1)))
-    assert ("C", n) not in mech._cache
+    assert (readout, "C", n) not in _DENSE
 
 
 def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
@@ -311,7 +311,7 @@ def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
     vanilla = TreeAggregation("vanilla")
     report = vanilla.sensitivity_report(n, part)
     assert not report.exact and (report.lower**2, report.upper**2) == pytest.approx((132, 134))
-    assert "bounds" in report.route and ("C", n) not in vanilla._cache
+    assert "bounds" in report.route and ("vanilla", "C", n) not in _DENSE
     with pytest.raises(ValueError, match=r"bounds \[11\.4891, 11\.5758\] do not meet.*sensitivity_report"):
         vanilla.sensitivity(n, part)
     with pytest.raises(ValueError, match="only bounded"):
@@ -409,3 +409,21 @@ def test_identity_and_repr():
     assert len(keys) == 3 and TreeAggregation("full").cache_key() == TreeAggregation("full").cache_key()
     assert not TreeAggregation().stationary and isinstance(TreeAggregation(), dpt.Mechanism)
     assert dpt.TreeAggregation is TreeAggregation
+
+
+def test_dense_matrices_are_shared_by_instances_and_bounded_in_bytes(monkeypatch):
+    """A matrix is built once per (read-out, n) whatever the number of instances, and the cache never holds more
+    than DENSE_CACHE_BYTES: a table of many tree rows keeps no matrices of its own."""
+    builds = []
+    build = TreeAggregation._build_strategy
+    monkeypatch.setattr(TreeAggregation, "_build_strategy", lambda self, n: builds.append((self.readout, n)) or build(self, n))
+    _DENSE.clear()
+    first = [TreeAggregation("honaker").strategy_matrix(64) for _ in range(3)]
+    assert builds == [("honaker", 64)] and all(np.array_equal(c, first[0]) for c in first)
+    TreeAggregation("vanilla").strategy_matrix(64)
+    assert builds == [("honaker", 64), ("vanilla", 64)]
+    for readout, n in (("honaker", 512), ("honaker", 1024), ("honaker", 2048), ("vanilla", 2048)):
+        TreeAggregation(readout).noising_matrix(n)  # honaker's C, B and N at n = 2048: 67 MB each
+        TreeAggregation(readout).strategy_matrix(n)
+        assert _DENSE.currsize <= DENSE_CACHE_BYTES
+    assert ("vanilla", "N", 2048) in _DENSE and ("honaker", "C", 64) not in _DENSE  # least recently used out first

@@ -26,11 +26,12 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     monkeypatch.setenv("DPTHEORY_CACHE", str(tmp_path / "cache"))
     assert main(["--quick", "--out", str(tmp_path)]) == 0
     cached = sorted((tmp_path / "cache").glob("*.json"))
-    # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared) × 2; figure 3: 2 losses × 3 + μ = L × 2;
+    # figure 1: 4 η × 2; figure 2: 8 distinct problems (base case shared), each one run of its two mechanisms on
+    # common random numbers; figure 3: 2 losses × 3 + μ = L × 2;
     # seed 003 on learning problems: 5 mechanisms × 2 problems; seed 000's tree: 3 read-outs × 2 participations on
     # mean estimation + 2 read-outs on linear regression; the comparison: F_n of every mechanism with a finite one
     # (15 + 16 per problem, one participation and two epochs) on mean estimation and linear regression
-    assert len(cached) == 32 + 10 + 6 + 2 + 62
+    assert len(cached) == 24 + 10 + 6 + 2 + 62
     stamps = [p.stat().st_mtime_ns for p in cached]
     rerun = tmp_path / "rerun"  # the simulation scripts again: they only read the cache
     for script in (figure1, figure2):
@@ -122,20 +123,21 @@ def test_loose_bounds_are_detected():
 
 @pytest.mark.parametrize("quick", [True, False])
 def test_every_slope_fit_of_seed_004_has_independent_points(quick):
-    """Figure 2's slope SE assumes independent points: each point of a sweep has its own seed, a point shared
-    by two sweeps the same one (one run), and the two mechanisms of a point differ too."""
-    from verify import figure1, figure2
-    from verify._runner import point_seed
+    """Figure 2's slope SE assumes independent points: each problem of a sweep runs from its own seed, a point
+    shared by two sweeps is one run; the two mechanisms of a problem share that run (common random numbers), which
+    leaves each mechanism's points independent."""
+    from verify import figure2
+    from verify._runner import CommonTask, point_seed
 
     _, sweeps = figure2._sweeps(quick)
-    by_key = {}
+    distinct = figure2._distinct(sweeps)
+    tasks = figure2._tasks(distinct, seeds=16)
+    assert len(tasks) == len({figure2._key(p) for points in sweeps.values() for _, p in points})
+    assert all(isinstance(t, CommonTask) and len(t.mechanisms) == 2 for t in tasks)
+    seed_of = {figure2._key(t.problem): t.kwargs["seed"] for t in tasks}
+    assert len(set(seed_of.values())) == len(tasks)
     for points in sweeps.values():
-        for name in ("Noisy-SGD", "nu-Noisy-FTRL"):
-            seeds = [point_seed(figure2.SEED, name, p.eta, p.eigs) for _, p in points]
-            assert len(set(seeds)) == len(seeds)
-            for (_, p), s in zip(points, seeds):
-                assert by_key.setdefault((name, figure2._key(p)), s) == s
-    assert len(set(by_key.values())) == len(by_key)
+        assert len({seed_of[figure2._key(p)] for _, p in points}) == len(points)
     etas = [0.01, 0.1, 1.5]
     assert len({point_seed(11, label, e) for e in etas for label in ("beta_star", "dpsgd")}) == 2 * len(etas)
     assert point_seed(11, "dpsgd", 0.1) == point_seed(11, "dpsgd", 0.1)  # same settings, same numbers

@@ -23,7 +23,7 @@ import pytest
 import dptheory as dpt
 from dptheory.claims import atomic_write
 from verify import _runner
-from verify._runner import Task, _without_docstrings, code_version, run_all
+from verify._runner import CommonTask, Task, _without_docstrings, code_version, run_all
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
 
@@ -55,6 +55,23 @@ def test_local_cluster_sweep_equals_the_local_run_bit_for_bit(tmp_path, monkeypa
         np.testing.assert_array_equal(a.chain_means, b.chain_means)
     assert _cache_files(tmp_path / "local") == _cache_files(tmp_path / "cluster")
     assert len(_cache_files(tmp_path / "local")) == len(tasks)
+
+
+def test_a_common_task_is_one_cached_run_that_reloads_as_its_results(tmp_path, monkeypatch):
+    """Several mechanisms on common random numbers: one cache entry, reloaded as one result per mechanism, each
+    the simulate_common result (a BLT's mechanism as itself, a truncated ν-FTRL as its finite taps)."""
+    monkeypatch.setenv("DPTHEORY_CACHE", str(tmp_path))
+    mechanisms, problem = (dpt.dpsgd(), dpt.nu_ftrl_blt(0.1), dpt.nu_ftrl(0.1)), dpt.MeanEstimation(0.1)
+    kwargs = dict(rho=1.0, seeds=4, steps=200, seed=3, taps=None)
+    task = CommonTask(mechanisms, problem, kwargs)
+    (first,), (again,) = run_all([task]), run_all([task])
+    direct = dpt.simulate_common(list(mechanisms), problem, **kwargs)
+    assert len(list(tmp_path.glob("*.json"))) == 1 and len(first) == len(again) == 3
+    for a, b, c in zip(first, again, direct):
+        np.testing.assert_array_equal(a.chain_means, c.chain_means)
+        np.testing.assert_array_equal(b.chain_means, c.chain_means)
+        assert b.mechanism.cache_key() == c.mechanism.cache_key() and b.settings == c.settings
+    assert CommonTask(mechanisms[:2], problem, kwargs).key() != task.key()
 
 
 def test_the_cache_key_holds_the_code_version(monkeypatch):

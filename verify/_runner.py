@@ -1,6 +1,7 @@
 """Run simulations through an executor, with an on-disk cache keyed by every parameter and the code's version.
 
-``run_all(tasks)`` returns one :class:`~dptheory.simulation.SimulationResult` per task. Finished results are
+``run_all(tasks)`` returns one :class:`~dptheory.simulation.SimulationResult` per :class:`Task`, and a tuple of
+them per :class:`CommonTask` (several mechanisms on common random numbers). Finished results are
 cached under ``.verify-cache/`` (one JSON file per task, written atomically through a unique temporary file and
 a rename, so several processes writing the same entry at once leave one whole entry, and an interrupted run
 leaves none), so a second ``make verify`` only redoes what changed. The key holds everything that determines a
@@ -69,6 +70,23 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
+def _key(mechanisms: dict, problem, kwargs: dict) -> str:
+    """The cache key of one run: the mechanism(s), the problem and the simulation settings."""
+    p = problem
+    payload = json.dumps(
+        dict(
+            v=CACHE_VERSION, code=code_version(), **mechanisms,
+            problem=type(p).__name__, eta=p.eta, sigma_sgd=p.sigma_sgd,
+            eigs=hashlib.sha256(np.ascontiguousarray(p.eigs).tobytes()).hexdigest(),
+            kwargs={k: repr(v) if k == "participation" else v for k, v in kwargs.items()},
+            # strongly convex problems: the loss, curvatures and dimension
+            **{k: getattr(p, k) for k in ("loss", "mu", "L", "d") if hasattr(p, "loss")},
+        ),
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
 @dataclass(frozen=True)
 class Task:
     """One call of :func:`dptheory.simulate`: a mechanism (or a sequence β), a problem and the simulation settings."""
@@ -78,31 +96,37 @@ class Task:
     kwargs: dict = field(default_factory=dict)
 
     def key(self) -> str:
-        p = self.problem
-        payload = json.dumps(
-            dict(
-                v=CACHE_VERSION, code=code_version(), mechanism=dpt.as_mechanism(self.mechanism).cache_key(),
-                problem=type(p).__name__, eta=p.eta, sigma_sgd=p.sigma_sgd,
-                eigs=hashlib.sha256(np.ascontiguousarray(p.eigs).tobytes()).hexdigest(),
-                kwargs={k: repr(v) if k == "participation" else v for k, v in self.kwargs.items()},
-                # strongly convex problems: the loss, curvatures and dimension
-                **{k: getattr(p, k) for k in ("loss", "mu", "L", "d") if hasattr(p, "loss")},
-            ),
-            sort_keys=True,
-        )
-        return hashlib.sha256(payload.encode()).hexdigest()[:24]
+        return _key(dict(mechanism=dpt.as_mechanism(self.mechanism).cache_key()), self.problem, self.kwargs)
 
 
-def _run(task: Task) -> dict:
-    res = dpt.simulate(task.mechanism, task.problem, **task.kwargs)
+@dataclass(frozen=True)
+class CommonTask:
+    """One call of :func:`dptheory.simulate_common`: several mechanisms on one problem with common random numbers
+    (the same data and white noise); its result is a tuple of one :class:`SimulationResult` per mechanism."""
+
+    mechanisms: tuple
+    problem: object
+    kwargs: dict = field(default_factory=dict)
+
+    def key(self) -> str:
+        return _key(dict(mechanisms=[dpt.as_mechanism(m).cache_key() for m in self.mechanisms]), self.problem, self.kwargs)
+
+
+def _entry(res: SimulationResult) -> dict:
     # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
     # finite-horizon run the task's own mechanism
     taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
-    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings,
-                code=code_version())
+    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
 
 
-def _checked(entry: dict, task: Task) -> dict:
+def _run(task: Task | CommonTask) -> dict:
+    if isinstance(task, CommonTask):
+        results = dpt.simulate_common(list(task.mechanisms), task.problem, **task.kwargs)
+        return dict(results=[_entry(r) for r in results], code=code_version())
+    return _entry(dpt.simulate(task.mechanism, task.problem, **task.kwargs)) | dict(code=code_version())
+
+
+def _checked(entry: dict, task) -> dict:
     """``entry`` if the process that computed it ran this process's ``dptheory`` code; else an error."""
     if entry.get("code") != code_version():
         raise RuntimeError(
@@ -112,13 +136,20 @@ def _checked(entry: dict, task: Task) -> dict:
     return entry
 
 
-def _load(entry: dict, task: Task) -> SimulationResult:
-    mechanism = dpt.as_mechanism(task.mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
+def _result(entry: dict, mechanism) -> SimulationResult:
+    mechanism = dpt.as_mechanism(mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
     return SimulationResult(mean=entry["mean"], stderr=entry["stderr"], chain_means=np.asarray(entry["chain_means"]),
                             mechanism=mechanism, settings=entry["settings"])
 
 
-def run_all(tasks: list[Task], *, executor: cf.Executor | None = None, desc: str = "simulations") -> list[SimulationResult]:
+def _load(entry: dict, task: Task | CommonTask) -> SimulationResult | tuple[SimulationResult, ...]:
+    if isinstance(task, CommonTask):
+        return tuple(_result(e, m) for e, m in zip(entry["results"], task.mechanisms))
+    return _result(entry, task.mechanism)
+
+
+def run_all(tasks: list[Task | CommonTask], *, executor: cf.Executor | None = None,
+            desc: str = "simulations") -> list[SimulationResult | tuple[SimulationResult, ...]]:
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     keys = [t.key() for t in tasks]
