@@ -463,9 +463,35 @@ def simulate_common(
     ----------
     mechanisms : list or tuple of Mechanism or array_like
         The mechanisms, each as ``mechanism`` of :func:`simulate`; at least one.
-    problem, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block, backend, memory
-        As in :func:`simulate`; ``taps`` and the memory budget apply to each mechanism and to the run as a whole
-        (``m + 2`` block arrays and every stream's history for ``m`` mechanisms).
+    problem : MeanEstimation, LinearRegression or StronglyConvex
+        The learning problem, shared by all.
+    rho : float in (0, inf)
+        As in :func:`simulate`: each mechanism is calibrated to it on its own.
+    G : float in (0, inf), default 1.0
+        As in :func:`simulate`.
+    horizon : int, optional
+        As in :func:`simulate`.
+    participation : Participation, optional
+        As in :func:`simulate`.
+    steps : int, optional
+        As in :func:`simulate`.
+    seeds : int, default 32
+        As in :func:`simulate`.
+    seed : int, default 0
+        As in :func:`simulate`: the one generator of the whole run.
+    burn_in : int, optional
+        As in :func:`simulate`; the default waits for the largest ``taps`` of the mechanisms.
+    clip : bool, default False
+        As in :func:`simulate`.
+    taps : int, optional
+        As in :func:`simulate`, for each mechanism.
+    block : int, optional
+        As in :func:`simulate`; the default is sized to the longest filter.
+    backend : {"numpy", "cupy", "array_api_strict"}, optional
+        As in :func:`simulate`.
+    memory : int, default MEMORY
+        As in :func:`simulate`, for the whole run: ``m + 2`` block arrays and every stream's history for ``m``
+        mechanisms.
 
     Returns
     -------
