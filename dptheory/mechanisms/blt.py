@@ -221,6 +221,7 @@ class BLT(ToeplitzMechanism):
         self.d = int(th.size)
         self._theta_hat = None if _theta_hat is None else np.sort(_theta_hat)[::-1]
         self._omega_hat = None
+        self._inverse_scales = None  # ω̂ of Alg. 5 once computed (row energies ask for it once per q)
         if _omega_hat is not None:
             self._omega_hat = np.asarray(_omega_hat, dtype=float)[np.argsort(-np.asarray(_theta_hat), kind="stable")]
         self.name = name or (
@@ -348,7 +349,9 @@ class BLT(ToeplitzMechanism):
         """
         if self._omega_hat is not None:
             return self._omega_hat.copy()
-        return output_scales(self.inverse_decays(), self.theta) if self.d else np.zeros(0)
+        if self._inverse_scales is None:
+            self._inverse_scales = output_scales(self.inverse_decays(), self.theta) if self.d else np.zeros(0)
+        return self._inverse_scales.copy()
 
     def inverse(self) -> "BLT":
         r"""The noising matrix ``C⁻¹ = BLT(θ̂, ω̂)`` as a (signed) BLT; its own inverse is ``C`` again.
