@@ -87,6 +87,19 @@ def _key(mechanisms: dict, problem, kwargs: dict) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
+def _entry(res: SimulationResult) -> dict:
+    # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
+    # finite-horizon run the task's own mechanism
+    taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
+    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
+
+
+def _result(entry: dict, mechanism) -> SimulationResult:
+    mechanism = dpt.as_mechanism(mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
+    return SimulationResult(mean=entry["mean"], stderr=entry["stderr"], chain_means=np.asarray(entry["chain_means"]),
+                            mechanism=mechanism, settings=entry["settings"])
+
+
 @dataclass(frozen=True)
 class Task:
     """One call of :func:`dptheory.simulate`: a mechanism (or a sequence β), a problem and the simulation settings."""
@@ -97,6 +110,14 @@ class Task:
 
     def key(self) -> str:
         return _key(dict(mechanism=dpt.as_mechanism(self.mechanism).cache_key()), self.problem, self.kwargs)
+
+    def simulate(self) -> dict:
+        """Run it; the cache entry of its result."""
+        return _entry(dpt.simulate(self.mechanism, self.problem, **self.kwargs))
+
+    def load(self, entry: dict) -> SimulationResult:
+        """The result a cache entry of :meth:`simulate` holds."""
+        return _result(entry, self.mechanism)
 
 
 @dataclass(frozen=True)
@@ -111,19 +132,17 @@ class CommonTask:
     def key(self) -> str:
         return _key(dict(mechanisms=[dpt.as_mechanism(m).cache_key() for m in self.mechanisms]), self.problem, self.kwargs)
 
+    def simulate(self) -> dict:
+        """Run it; the cache entry of its results."""
+        return dict(results=[_entry(r) for r in dpt.simulate_common(list(self.mechanisms), self.problem, **self.kwargs)])
 
-def _entry(res: SimulationResult) -> dict:
-    # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
-    # finite-horizon run the task's own mechanism
-    taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
-    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
+    def load(self, entry: dict) -> tuple[SimulationResult, ...]:
+        """The results a cache entry of :meth:`simulate` holds, one per mechanism."""
+        return tuple(_result(e, m) for e, m in zip(entry["results"], self.mechanisms))
 
 
 def _run(task: Task | CommonTask) -> dict:
-    if isinstance(task, CommonTask):
-        results = dpt.simulate_common(list(task.mechanisms), task.problem, **task.kwargs)
-        return dict(results=[_entry(r) for r in results], code=code_version())
-    return _entry(dpt.simulate(task.mechanism, task.problem, **task.kwargs)) | dict(code=code_version())
+    return task.simulate() | dict(code=code_version())
 
 
 def _checked(entry: dict, task) -> dict:
@@ -136,25 +155,13 @@ def _checked(entry: dict, task) -> dict:
     return entry
 
 
-def _result(entry: dict, mechanism) -> SimulationResult:
-    mechanism = dpt.as_mechanism(mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
-    return SimulationResult(mean=entry["mean"], stderr=entry["stderr"], chain_means=np.asarray(entry["chain_means"]),
-                            mechanism=mechanism, settings=entry["settings"])
-
-
-def _load(entry: dict, task: Task | CommonTask) -> SimulationResult | tuple[SimulationResult, ...]:
-    if isinstance(task, CommonTask):
-        return tuple(_result(e, m) for e, m in zip(entry["results"], task.mechanisms))
-    return _result(entry, task.mechanism)
-
-
 def run_all(tasks: list[Task | CommonTask], *, executor: cf.Executor | None = None,
             desc: str = "simulations") -> list[SimulationResult | tuple[SimulationResult, ...]]:
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     keys = [t.key() for t in tasks]
     entries: dict[str, dict] = {}
-    todo: dict[str, Task] = {}  # unique missing tasks: a setting shared by two sweeps runs once
+    todo: dict[str, Task | CommonTask] = {}  # unique missing tasks: a setting shared by two sweeps runs once
     for k, t in zip(keys, tasks):
         path = cache / f"{k}.json"
         if path.exists():
@@ -173,7 +180,7 @@ def run_all(tasks: list[Task | CommonTask], *, executor: cf.Executor | None = No
         finally:
             if own:
                 ex.shutdown(cancel_futures=True)
-    return [_load(entries[k], t) for k, t in zip(keys, tasks)]
+    return [t.load(entries[k]) for k, t in zip(keys, tasks)]
 
 
 def point_seed(base: int, *params) -> int:
