@@ -103,13 +103,59 @@ def test_strategy_energy_geometric_sums_equal_the_coefficient_sum_also_for_a_dec
 
 
 @pytest.mark.parametrize("q", [1.0, 0.9, 0.2, -0.5])
-def test_row_energies_by_partial_fractions_equal_the_dense_rows_and_the_recursion(q):
+def test_row_energies_equal_the_dense_rows(q):
     blt = BLT.from_theta_pair(C1_THETA, C1_THETA_HAT)
     n = 120
     F = scipy.linalg.toeplitz(q ** np.arange(n), np.zeros(n))
     dense = np.sum((F @ blt.noising_matrix(n)) ** 2, axis=1)
     np.testing.assert_allclose(blt.row_energies(q, n), dense, rtol=1e-12)
     np.testing.assert_allclose(blt.row_energies(q, n), ToeplitzMechanism.row_energies(blt, q, n), rtol=1e-12)
+
+
+def _mp_row_energies(blt: BLT, q: float, n: int) -> np.ndarray:
+    """``Σ_{s≤t} y_s²`` with ``y = F_q β`` at 30 digits, ``β_t = ω̂·θ̂^{t−1}`` (``t ≥ 1``) from the inverse pair."""
+    mp.mp.dps = 30
+    thh = [mp.mpf(float(x)) for x in blt.inverse_decays()]
+    omh = [mp.mpf(float(x)) for x in blt.inverse_scales()]
+    qm, y, E, powers, out = mp.mpf(q), mp.mpf(0), mp.mpf(0), [mp.mpf(1)] * len(thh), np.empty(n)
+    for t in range(n):
+        beta = mp.mpf(1) if t == 0 else mp.fsum(o * p for o, p in zip(omh, powers))
+        if t:
+            powers = [p * h for p, h in zip(powers, thh)]
+        y = qm * y + beta
+        E += y * y
+        out[t] = float(E)
+    return out
+
+
+def test_row_energies_take_the_more_accurate_route_at_and_below_q_1():
+    """At ``q = 1`` the closed form (the recursion accumulates rounding over ``n``: 2.6e-12 at ``n = 10⁵``); next to
+    an inverse decay the recursion (the partial fractions, with weights ``|a| ≈ 500`` at ``q = 0.5``, lose 1.3e-10):
+    both against mpmath at 30 digits."""
+    blt = BLT([0.999], [0.5])  # θ̂ = 0.499
+    exact = _mp_row_energies(blt, 1.0, 20_000)
+    np.testing.assert_allclose(blt.row_energies(1.0, 20_000), exact, rtol=1e-13)
+    assert blt.final_row_energy(1.0, 20_000) == pytest.approx(exact[-1], rel=1e-13)
+    exact = _mp_row_energies(blt, 0.5, 300)
+    np.testing.assert_allclose(blt.row_energies(0.5, 300), exact, rtol=1e-14)
+    assert blt.final_row_energy(0.5, 300) == pytest.approx(exact[-1], rel=1e-14)
+
+
+def test_final_row_energy_in_closed_form_equals_the_dense_last_row_and_the_recursion():
+    """``Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^n)/(1 − λ_uλ_v)`` (``O(d²)`` per ``q``) against the last dense row of
+    ``F_q N`` and the ``O(n)`` recursion; ``q`` next to an inverse decay takes the recursion (partial fractions
+    would cancel) and must agree all the same. 1e-12: both routes are good to ~1e-14 against mpmath here."""
+    blt = BLT.from_theta_pair(C1_THETA, C1_THETA_HAT)
+    q = np.concatenate([[1.0, 0.9, 0.2, 0.0, -0.5, -1.0], blt.inverse_decays() * (1 + 1e-6)])
+    for n in (1, 2, 120):
+        F = [scipy.linalg.toeplitz(qi ** np.arange(n), np.zeros(n)) for qi in q]
+        dense = np.array([np.sum((Fi @ blt.noising_matrix(n))[-1] ** 2) for Fi in F])
+        np.testing.assert_allclose(blt.final_row_energy(q, n), dense, rtol=1e-12)
+        np.testing.assert_allclose(blt.final_row_energy(q, n), ToeplitzMechanism.row_energies(blt, q, n)[:, -1], rtol=1e-12)
+    assert isinstance(blt.final_row_energy(0.5, 7), float)
+    assert blt.final_row_energy(0.5, 7) == pytest.approx(float(blt.row_energies(0.5, 7)[-1]), rel=1e-13)
+    with pytest.raises(ValueError, match="q must lie in"):
+        blt.final_row_energy(1.5, 7)
 
 
 def test_pole_integral_closed_form_equals_mpmath_quadrature_and_the_time_sum():

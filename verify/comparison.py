@@ -167,6 +167,15 @@ def _info(id_: str, statement: str, value: float, why: str = "") -> Claim:
                                                              "reported, it cannot fail")
 
 
+#: Significant digits the ordering finding compares values to: optimisers that stop at a tolerance of ~1e-8
+#: leave near-equal mechanisms (BLTs of 2-4 buffers that converge to the same decays) whose order is rounding.
+TIE_DIGITS = 6
+
+
+def _tie_digits(value: float) -> float:
+    return float(f"{value:.{TIE_DIGITS}g}")
+
+
 def _ratio(table, a: str, b: str, column: str = "F_n") -> float | None:
     """``a``'s value over ``b``'s, ``None`` where either is not in the table or has no value (its cell says why)."""
     if a not in table.labels or b not in table.labels:
@@ -192,10 +201,12 @@ def _finding_claims(tables: dict) -> list[Claim]:
                 table[best].value(column) / table["DP-SGD"].value(column),
                 "the winner's value relative to DP-SGD"))
         common = [l for l in table.ranking("max_loss") if l in table.ranking("F_n")]
-        tau = kendalltau([table[l].value("max_loss") for l in common], [table[l].value("F_n") for l in common]).statistic
+        tau = kendalltau([_tie_digits(table[l].value("max_loss")) for l in common],
+                         [_tie_digits(table[l].value("F_n")) for l in common]).statistic
         claims.append(_info(f"ordering.{name}.n{n}.{part}",
                             f"Kendall tau between the ranking by prefix MaxLoss and by F_n of {name} at n = {n}, {part} "
-                            f"({len(common)} mechanisms)", float(tau)))
+                            f"({len(common)} mechanisms; values equal to {TIE_DIGITS} significant digits are ties)",
+                            float(tau)))
         ratio = _ratio(table, "BLT d=4, n/10", "BLT d=4")
         if ratio is not None:
             claims.append(_info(f"mismatch_n.{name}.n{n}.{part}",

@@ -163,7 +163,8 @@ class Participation:
             last = rows[:, -1]
             reps = np.maximum(n - (last + b), 0)
             base = np.repeat(rows, reps, axis=0)
-            offsets = np.concatenate([np.arange(r) for r in reps]) if reps.sum() else np.zeros(0, int)
+            starts = np.repeat(np.cumsum(reps) - reps, reps)  # where each row's run of offsets 0, 1, … begins
+            offsets = np.arange(starts.size) - starts
             rows = np.concatenate([base, (np.repeat(last + b, reps) + offsets)[:, None]], axis=1)
         return rows
 

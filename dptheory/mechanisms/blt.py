@@ -168,6 +168,12 @@ def _geometric_sum(r: np.ndarray, m) -> np.ndarray:
     return np.asarray(out, dtype=float)
 
 
+#: The largest partial-fraction weight ``|a_u|`` the finite-``n`` sums (:meth:`BLT.row_energies` at ``q = 1``,
+#: :meth:`BLT.final_row_energy`) accept: they lose ``~max|a|²(d+1)²ε`` (≤ 3e-13 at ``d = 4``) and have the
+#: recursion to fall back on. The pole integral (``n = ∞``) accepts ``10³``: its other route truncates.
+_FINITE_SUM_BOUND = 10.0
+
+
 class BLT(ToeplitzMechanism):
     r"""The ``d``-buffer BLT strategy ``C = BLT(θ, ω)`` (seed 003 Eq. 2; module docstring).
 
@@ -548,26 +554,33 @@ class BLT(ToeplitzMechanism):
             return math.sqrt(k * self.strategy_energy(None) + 2.0 * float(np.sum((k - np.arange(1, k)) * R)))
         return super().sensitivity(n, participation, method=method)
 
-    def _partial_fractions(self, q: float) -> tuple[np.ndarray, np.ndarray] | None:
-        r"""``y_t = Σ_u a_u λ_u^t`` for the first column ``y`` of ``F_q N`` (``λ = (q, θ̂)``): ``a_0 = 1 + Σ_j ω̂_j/(q − θ̂_j)``,
-        ``a_j = −ω̂_j/(q − θ̂_j)``. ``None`` where a ``θ̂_j`` is so close to ``q`` that the terms cancel (then the
-        ``O(nd)`` recursion is used)."""
+    def _partial_fractions(self, qs, bound: float = 1e3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r"""``y_t = Σ_u a_u λ_u^t`` for the first column ``y`` of ``F_q N`` (``λ = (q, θ̂)``), every ``q`` at once:
+        ``a_0 = 1 + Σ_j ω̂_j/(q − θ̂_j)``, ``a_j = −ω̂_j/(q − θ̂_j)``. Returns ``(a, λ, ok)``, each ``(len(q), d + 1)``
+        but ``ok`` ``(len(q),)``: ``ok`` is false where a ``θ̂_j`` is so close to ``q`` that the terms cancel
+        (``|q − θ̂_j| < 10⁻³|q|`` or some ``|a_u| > bound``; those rows hold placeholders and the callers use
+        another route there). The sums over ``u, v`` lose about ``max|a|²·ε`` to cancellation."""
         thh, omh = self.inverse_decays(), self.inverse_scales()
-        diff = q - thh
-        if np.any(np.abs(diff) < 1e-3 * max(abs(q), 1e-300)):
-            return None
-        a = np.concatenate([[1.0 + np.sum(omh / diff)], -omh / diff])
-        if np.max(np.abs(a)) > 1e3:
-            return None
-        return a, np.concatenate([[q], thh])
+        qs = np.asarray(qs, dtype=float).reshape(-1, 1)
+        diff = qs - thh  # (Q, d)
+        near = np.any(np.abs(diff) < 1e-3 * np.maximum(np.abs(qs), 1e-300), axis=1)
+        tail = -omh / np.where(near[:, None], 1.0, diff)
+        a = np.concatenate([1.0 - np.sum(tail, axis=1, keepdims=True), tail], axis=1)
+        ok = ~near & (np.max(np.abs(a), axis=1) <= bound)
+        lam = np.concatenate([qs, np.broadcast_to(thh, (qs.shape[0], thh.size))], axis=1)
+        return a, lam, ok
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n``, by partial fractions.
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n``: by partial fractions at ``q = 1``, else by the recursion.
 
-        ``‖e_tᵀ F_q N‖² = Σ_{s≤t} y_s² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^{t+1})/(1 − λ_uλ_v)`` by the partial fractions
-        of :meth:`_partial_fractions` (``O(nd²)`` for all ``t``), falling back to the ``O(nd)`` recursion of
-        :meth:`ToeplitzMechanism.row_energies` where they would cancel. At ``q = 1`` these are the prefix-sum error
-        variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3.
+        At ``q = 1`` these are the prefix-sum error variances ``‖e_tᵀ A C⁻¹‖²`` of seed 003 Prop. 3.3, summed in closed
+        form: ``Σ_{s≤t} y_s² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^{t+1})/(1 − λ_uλ_v)`` with the partial fractions of
+        :meth:`_partial_fractions` (``O(nd²)``), where the ``O(n)`` recursion of :meth:`ToeplitzMechanism.row_energies`
+        accumulates its rounding over ``n`` (measured against mpmath at ``n = 10⁵``, ``d = 1``: 1.2e-14 against
+        2.6e-12). For ``|q| < 1`` the recursion forgets its rounding at rate ``q`` and is both faster (4–10× at
+        ``n = 256``–``10⁴``) and as accurate or more (the partial fractions lose ``max|a|²·ε`` next to an inverse
+        decay: 1.3e-10 against 2e-16 for ``BLT([0.999], [0.5])`` at ``q = 0.5``), so it is used there, and wherever
+        the partial fractions would cancel.
 
         Parameters
         ----------
@@ -583,34 +596,61 @@ class BLT(ToeplitzMechanism):
         """
         qs, scalar = _check_q(q)
         n = _check_horizon(n)
-        rows = []
-        for qi in qs:
-            pf = None if self.d == 0 else self._partial_fractions(float(qi))
-            if pf is None:
-                rows.append(super().row_energies(float(qi), n))
-                continue
-            a, lam = pf
+        closed = np.zeros(qs.size, dtype=bool)
+        if self.d > 0 and np.any(qs == 1.0):
+            a, lam, ok = self._partial_fractions(1.0, bound=_FINITE_SUM_BOUND)
+            closed = (qs == 1.0) & ok[0]
+        out = np.empty((qs.size, n))
+        if np.any(closed):
             t = np.arange(1, n + 1, dtype=float)
-            S = _geometric_sum(np.outer(lam, lam)[..., None], t[None, None, :])  # (d+1, d+1, n)
-            rows.append(np.einsum("u,v,uvt->t", a, a, S))
-        out = np.stack(rows)
+            S = _geometric_sum(np.outer(lam[0], lam[0])[..., None], t[None, None, :])  # (d+1, d+1, n)
+            out[closed] = np.einsum("u,v,uvt->t", a[0], a[0], S)
+        if not np.all(closed):
+            out[~closed] = super().row_energies(qs[~closed], n)
         return out[0] if scalar else out
+
+    def final_row_energy(self, q, n: int):
+        r"""The last row energy ``‖e_{n−1}ᵀ F_q N‖² = Σ_{u,v} a_u a_v (1 − (λ_uλ_v)^n)/(1 − λ_uλ_v)``.
+
+        The ``t = n − 1`` term of :meth:`row_energies` alone: ``O(d²)`` per ``q`` instead of ``O(nd²)``, every ``q``
+        at once (``F_n`` at a finite horizon needs only this row, :func:`dptheory.F_inf`); the ``O(nd)`` recursion
+        where the partial fractions would lose more than ~1e-13 (``max|a| > 10``).
+
+        Parameters
+        ----------
+        q : float or array_like
+            The contraction, ``q ∈ [−1, 1]``: a scalar or a 1-D array.
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
+        """
+        qs, scalar = _check_q(q)
+        n = _check_horizon(n)
+        if self.d == 0:
+            return super().final_row_energy(q, n)
+        a, lam, ok = self._partial_fractions(qs, bound=_FINITE_SUM_BOUND)
+        S = _geometric_sum(lam[:, :, None] * lam[:, None, :], float(n))  # (Q, d+1, d+1)
+        out = np.einsum("qu,qv,quv->q", a, a, S)
+        if not np.all(ok):
+            out[~ok] = super().row_energies(qs[~ok], n)[:, -1]
+        return float(out[0]) if scalar else out
 
     def _energy_closed_form(self, gaps: np.ndarray) -> np.ndarray | None:
         r"""``(1/2π)∫|B|²/|1 − q e^{iω}|² = Σ_{u,v} a_u a_v/(1 − λ_uλ_v)`` (the ``t → ∞`` row energy), with
         ``1 − q² = g(2 − g)`` from the gap; ``None`` (time route) where partial fractions would cancel."""
         if self.d == 0 or not self.strategy_is_minimum_phase():
             return None
-        out = np.empty(gaps.size)
-        for i, g in enumerate(gaps):
-            pf = self._partial_fractions(1.0 - float(g))
-            if pf is None:
-                return None
-            a, lam = pf
-            den = 1.0 - np.outer(lam, lam)
-            den[0, 0] = g * (2.0 - g)
-            out[i] = float(np.sum(np.outer(a, a) / den))
-        return out
+        gaps = np.asarray(gaps, dtype=float).ravel()
+        a, lam, ok = self._partial_fractions(1.0 - gaps)
+        if not np.all(ok):
+            return None
+        den = 1.0 - lam[:, :, None] * lam[:, None, :]
+        den[:, 0, 0] = gaps * (2.0 - gaps)
+        return np.einsum("qu,qv,quv->q", a, a, 1.0 / den)
 
     # -- streaming ---------------------------------------------------------------------------------------------
     def noise_stream(self, shape, like, steps: int | None = None):
