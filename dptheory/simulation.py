@@ -282,9 +282,18 @@ def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk,
     return bk.to_numpy(dyn.suboptimality(theta) if record_last else loss_sum)
 
 
+#: Entries of one block array (8 MiB of float64) that a run whose stream needs no long blocks aims at: below glibc's
+#: largest mmap threshold (32 MiB), so each block reuses the heap memory the last one freed. Blocks of 1024 steps at
+#: 32 chains of ``d = 128`` (34 MB per array) were mapped afresh and faulted in page by page: 300 000 page faults
+#: and 21% of the run's time in the kernel, against 6 800 and 0.6% at 256 steps (docs/performance.md).
+_BLOCK_ENTRIES = 2**20
+
+
 def _default_block(total: int, filter_len: int, columns: int) -> int:
-    """Twice the filter, at least 1024 steps, within 256 MiB per block array, at most the run."""
-    return int(min(total, max(2 * filter_len, 1024), max(256, 2**25 // columns)))
+    """Twice the filter; else 1024 steps, fewer (down to 256) where a block array would pass :data:`_BLOCK_ENTRIES`;
+    within 256 MiB per block array; at most the run."""
+    base = min(1024, max(256, _BLOCK_ENTRIES // columns))
+    return int(min(total, max(2 * filter_len, base), max(256, 2**25 // columns)))
 
 
 def _chain_groups(seeds: int, d: int, filter_len: int, total: int, block: int | None, memory: int, *, history: int,
@@ -367,9 +376,10 @@ def simulate(
         :func:`default_taps`; a mechanism whose stream is exact over any horizon, ``mechanism.exact_stream`` such as a
         BLT's ``d`` buffers, is simulated whole unless ``taps`` is given).
     block : int, optional
-        Steps generated at once, an integer ``≥ 1`` (default ``min(steps of the run, max(2·taps, 1024),
-        max(256, 2²⁵/(seeds·d)))``: twice the simulated filter length, within 256 MiB per block array; 1024 steps for
-        a stream of buffers run whole, ``exact_stream``, which keeps no history). The FFT
+        Steps generated at once, an integer ``≥ 1`` (default ``min(steps of the run, max(2·taps, b₀),
+        max(256, 2²⁵/(seeds·d)))`` with ``b₀ = min(1024, max(256, 2²⁰/(seeds·d)))``: twice the simulated filter
+        length, within 256 MiB per block array; ``b₀`` steps, 8 MiB per block array, for a stream of buffers run
+        whole, ``exact_stream``, which keeps no history). The FFT
         route of the noise stream costs ``O((1 + taps/block)·log(taps + block))`` per step and coordinate (seed 004,
         Alg. 1; :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise`), within 1.5× of its limit at
         ``2·taps``; peak memory is about ``(3·block + taps)·chains·d·8`` bytes for the chains of a group, three blocks
