@@ -174,6 +174,42 @@ def test_the_chain_groups_are_the_fewest_that_fit_and_one_chain_is_the_floor():
     # a BLT keeps a few buffers, not the filter's inputs: Table 3's horizon n = 2052 at 2048 chains of d = 16 fits
     assert _chain_groups(2048, 16, 2052, 2052, None, 1 << 30, history=0) == ([2048], 1024)
 
+
+
+@pytest.mark.parametrize("mechanism, history", [
+    (dpt.dpsgd(), 0),                                  # β = (1): no past input
+    (dpt.toeplitz([1.0, -0.6, 0.1]), 2),               # a finite β holds len(β) − 1, whatever the horizon
+    (dpt.BLT([0.995335, 0.812293], [0.128287, 0.329059]), 0),  # d buffers of sums, no inputs
+    (dpt.TreeAggregation("vanilla"), 0),               # O(log n) node sums, no inputs
+    (dpt.TreeAggregation("honaker"), 0),
+    (dpt.TreeAggregation("full"), 2051),               # the dense factor reads every past input
+    (dpt.nu_ftrl(0.05), 2051),                         # an infinite β at horizon n: every past input
+], ids=lambda v: getattr(v, "name", str(v)))
+def test_a_stream_holds_the_past_inputs_its_mechanism_says_and_the_blocks_follow_them_not_the_horizon(mechanism, history):
+    """``stream_history(n)`` is what the stream keeps, and a finite-horizon run's blocks are sized to it: at Table 3's
+    n = 2052 over 2048 chains of d = 8, a stream with no history now takes 256-step blocks (2048-step blocks of
+    134 MB each before, 1.07 GB for a BLT's run); a filter of every past input keeps the horizon-long block."""
+    assert mechanism.stream_history(2052) == history
+    problem = dpt.LinearRegression(0.05, np.geomspace(1.0, 0.01, 8))
+    from dptheory.simulation import _plan
+
+    plan = _plan(mechanism, problem, rho=1.0, G=1.0, horizon=2052, participation=None, taps=None)
+    assert (plan.history, plan.filter_len) == (history, history + 1)
+    if history == 0:
+        sim = dpt.simulate(mechanism, problem, rho=1.0, horizon=64, seeds=2048, seed=0)
+        assert sim.settings["block"] == 64  # the whole run, not the horizon's 2·n; and at n = 2052:
+        from dptheory.simulation import _chain_groups
+
+        assert _chain_groups(2048, 8, plan.filter_len, 2052, None, 1 << 30, history=0) == ([2048], 256)
+
+
+def test_stream_history_refuses_an_unbounded_stream_it_cannot_give():
+    assert dpt.BLT([0.9], [0.1]).stream_history(None) == 0 and dpt.toeplitz([1.0, 0.5]).stream_history(None) == 1
+    for mechanism in (dpt.TreeAggregation("vanilla"), dpt.DenseMechanism(np.tril(np.ones((4, 4))))):
+        with pytest.raises(ValueError, match="steps must be a number of steps"):
+            mechanism.stream_history(None)
+
+
 BAD_INPUTS = [
     (dict(steps=2.7), "steps must be an integer"),
     (dict(steps=0), r"steps must lie in \[1"),

@@ -23,7 +23,7 @@ import pytest
 import dptheory as dpt
 from dptheory.claims import atomic_write
 from verify import _runner
-from verify._runner import CommonTask, Task, _without_docstrings, code_version, run_all
+from verify._runner import SIMULATION_MEMORY, CommonTask, Task, _without_docstrings, code_version, run_all
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
 
@@ -65,7 +65,7 @@ def test_a_common_task_is_one_cached_run_that_reloads_as_its_results(tmp_path, m
     kwargs = dict(rho=1.0, seeds=4, steps=200, seed=3, taps=None)
     task = CommonTask(mechanisms, problem, kwargs)
     (first,), (again,) = run_all([task]), run_all([task])
-    direct = dpt.simulate_common(list(mechanisms), problem, **kwargs)
+    direct = dpt.simulate_common(list(mechanisms), problem, memory=SIMULATION_MEMORY, **kwargs)  # verify's budget
     assert len(list(tmp_path.glob("*.json"))) == 1 and len(first) == len(again) == 3
     for a, b, c in zip(first, again, direct):
         np.testing.assert_array_equal(a.chain_means, c.chain_means)

@@ -40,6 +40,17 @@ def cache_dir() -> Path:
 
 CACHE_VERSION = 3  # bump when the format of a cache entry changes (a change of code changes code_version())
 
+#: The memory budget of each simulation unless its task sets one (``simulate(memory=...)``, default 1 GiB there):
+#: ``make verify`` runs two scripts side by side, each with a pool of two, so up to four simulations at once. A run
+#: above it goes in chain groups (seed 003's learning problems: ν-DP-FTRL and the square root at n = 2052 over
+#: 16 384 columns, 673 MB each in two groups at 1 GiB).
+SIMULATION_MEMORY = 2**28
+
+
+def _settings(kwargs: dict) -> dict:
+    """A task's ``simulate`` keywords, with :data:`SIMULATION_MEMORY` unless it gives ``memory``."""
+    return {"memory": SIMULATION_MEMORY, **kwargs}
+
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
     """``tree`` with the docstring of every module, class and function removed (they change no result)."""
@@ -109,11 +120,11 @@ class Task:
     kwargs: dict = field(default_factory=dict)
 
     def key(self) -> str:
-        return _key(dict(mechanism=dpt.as_mechanism(self.mechanism).cache_key()), self.problem, self.kwargs)
+        return _key(dict(mechanism=dpt.as_mechanism(self.mechanism).cache_key()), self.problem, _settings(self.kwargs))
 
     def simulate(self) -> dict:
         """Run it; the cache entry of its result."""
-        return _entry(dpt.simulate(self.mechanism, self.problem, **self.kwargs))
+        return _entry(dpt.simulate(self.mechanism, self.problem, **_settings(self.kwargs)))
 
     def load(self, entry: dict) -> SimulationResult:
         """The result a cache entry of :meth:`simulate` holds."""
@@ -130,11 +141,13 @@ class CommonTask:
     kwargs: dict = field(default_factory=dict)
 
     def key(self) -> str:
-        return _key(dict(mechanisms=[dpt.as_mechanism(m).cache_key() for m in self.mechanisms]), self.problem, self.kwargs)
+        return _key(dict(mechanisms=[dpt.as_mechanism(m).cache_key() for m in self.mechanisms]), self.problem,
+                    _settings(self.kwargs))
 
     def simulate(self) -> dict:
         """Run it; the cache entry of its results."""
-        return dict(results=[_entry(r) for r in dpt.simulate_common(list(self.mechanisms), self.problem, **self.kwargs)])
+        return dict(results=[_entry(r) for r in dpt.simulate_common(list(self.mechanisms), self.problem,
+                                                                    **_settings(self.kwargs))])
 
     def load(self, entry: dict) -> tuple[SimulationResult, ...]:
         """The results a cache entry of :meth:`simulate` holds, one per mechanism."""

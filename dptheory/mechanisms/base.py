@@ -579,6 +579,33 @@ class Mechanism(abc.ABC):
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         return DenseNoise(self.noising_matrix(check_int("steps", steps, 1)), shape, like)
 
+    def stream_history(self, steps: int | None) -> int:
+        """How many past white-noise inputs :meth:`noise_stream` keeps to stream ``steps`` steps.
+
+        What sizes a simulation's blocks and its memory (:func:`dptheory.simulate`): none for a stream of a few
+        buffers (:attr:`exact_stream`), every past step for the dense route here.
+
+        Parameters
+        ----------
+        steps : int or None
+            The horizon of the stream; ``None`` for an unbounded stream (only where :attr:`exact_stream`).
+
+        Returns
+        -------
+        int
+            The number of past inputs held, in ``[0, steps − 1]``.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is ``None`` for a stream that is not exact over any horizon, or not an integer ``≥ 1``.
+        """
+        if self.exact_stream:
+            return 0
+        if steps is None:
+            raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
+        return check_int("steps", steps, 1) - 1
+
     @abc.abstractmethod
     def cache_key(self) -> str:
         """A stable identifier of the mechanism's definition (the same string in every process and session).

@@ -827,6 +827,21 @@ class FiniteToeplitz(ToeplitzMechanism):
         taps = self.beta if steps is None else self.beta[: _check_horizon(steps)]
         return StreamingToeplitzNoise(taps, shape, like)
 
+    def stream_history(self, steps: int | None) -> int:
+        """The past inputs the stream of ``β`` keeps: ``len(β) − 1`` at most, whatever the horizon.
+
+        Parameters
+        ----------
+        steps : int or None
+            The horizon of the stream; ``None`` streams ``β`` whole.
+
+        Returns
+        -------
+        int
+            ``min(steps, len(β)) − 1`` (0 for DP-SGD's ``β = (1)``).
+        """
+        return (self.beta.size if steps is None else min(_check_horizon(steps), self.beta.size)) - 1
+
     def cache_key(self) -> str:
         """A stable identifier: the SHA-256 of the taps' bytes.
 

@@ -883,6 +883,30 @@ class TreeAggregation(Mechanism):
             return DenseNoise(L, shape, like)
         return TreeStream(self.readout, shape, like, steps)
 
+    def stream_history(self, steps: int | None) -> int:
+        """The past inputs :meth:`noise_stream` keeps: none for the tree streams (their ``O(log n)`` nodes hold sums,
+        not inputs), every past step for ``"full"``'s dense factor.
+
+        Parameters
+        ----------
+        steps : int
+            The horizon of the stream (``None`` is refused).
+
+        Returns
+        -------
+        int
+            ``0`` for ``"vanilla"`` and ``"honaker"``, ``steps − 1`` for ``"full"``.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` is ``None`` or not an integer ``≥ 1``.
+        """
+        if steps is None:
+            raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
+        steps = check_int("steps", steps, 1)
+        return steps - 1 if self.readout == "full" else 0
+
     # -- identity --------------------------------------------------------------------------------------------------
 
     def cache_key(self) -> str:
