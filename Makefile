@@ -19,7 +19,7 @@ bench:    ## pytest-benchmark timings of the hot paths, then a summary of each p
 	$(PYTHON) tests/bench_summary.py .benchmarks/latest.json
 
 
-verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (60–85 s on 2 cores)
+verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (about 30 s on 2 cores, docs/performance.md)
 	$(PYTHON) -m verify --quick
 
 verify:   install ## full verification: every figure and claim under figures/
