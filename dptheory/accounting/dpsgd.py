@@ -363,14 +363,17 @@ def _epsilon_in_log_space(pmf, delta: float) -> float:
 
 
 def _epsilon_for_delta(pmf, delta: float) -> float | None:
-    """dp_accounting's ``DensePLDPmf.get_epsilon_for_delta`` in one pass over arrays; ``None`` where an ``e^{−ℓ}``
-    overflows (the caller then asks the library).
+    """dp_accounting's ``DensePLDPmf.get_epsilon_for_delta`` on arrays; ``None`` where an ``e^{−ℓ}`` overflows (the
+    caller then asks the library).
 
     The library walks the losses from the top in Python, accumulating ``m + Σ p`` and ``Σ p e^{−ℓ}`` until
     ``ln((m + Σ p − δ)/Σ p e^{−ℓ}) ≥ ℓ``. Here the same running sums are ``cumsum``'s (sequential, so the same
     additions in the same order), the losses the library's repeated subtraction from the top, and the stopping
     rules (that one, and its early return where ``Σ p e^{−ℓ}`` is still 0) are found by the first index that meets
-    them: the library's ε, bit for bit in every reading of ``tests/test_pld_edges.py``.
+    them (:func:`_walk`). NumPy's vectorised ``exp`` differs from the library's ``math.exp`` by one ulp in ~5% of
+    the elements on some CPUs (AVX-512 builds; it moved ε by 2e-16), so it only locates the stop: the walk is then
+    redone on the library's ``math.exp`` of the losses up to there (and past it only if the stop moved), which
+    gives the library's ε bit for bit in every reading of ``tests/test_pld_edges.py``.
     """
     m, d = float(pmf._infinity_mass), float(pmf._discretization)
     if m > delta:
@@ -385,19 +388,41 @@ def _epsilon_for_delta(pmf, delta: float) -> float | None:
         weighted = np.exp(-losses) * probs
     if not np.all(np.isfinite(weighted)):
         return None
+    n = min(probs.size, _walk(m, losses, probs, weighted, delta)[0] + _STOP_MARGIN)
+    while True:
+        exact = np.fromiter(map(math.exp, (-losses[:n]).tolist()), dtype=float, count=n) * probs[:n]
+        k, eps = _walk(m, losses[:n], probs[:n], exact, delta)
+        if k < n or n == probs.size:
+            return eps
+        n = probs.size  # the exact walk went past the prefix (a near-tie moved the stop): walk it all
+
+
+#: indices past NumPy's stop that :func:`_epsilon_for_delta` walks with ``math.exp`` (a near-tie can move the stop)
+_STOP_MARGIN = 16
+
+
+def _walk(m: float, losses, probs, weighted, delta: float) -> tuple[int, float]:
+    """The library's walk over ``(losses, probs)`` with ``weighted = p·e^{−ℓ}``: ``(k, ε)``, ``k`` the index where it
+    stops (``losses.size`` if it runs to the end, where ``ε`` holds only for the whole PMF). Its stopping test
+    ``ln(…) ≥ ℓ`` is decided by ``math.log``, as the library's, wherever NumPy's ``log`` lies within 4 ulp of ``ℓ``."""
     upper = np.cumsum(np.concatenate(([m], probs)))  # before index k: upper[k]; after: upper[k + 1]
     lower = np.cumsum(np.concatenate(([0.0], weighted)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        stop = (upper[:-1] > delta) & (lower[:-1] > 0) & (np.log((upper[:-1] - delta) / lower[:-1]) >= losses)
+        valid = (upper[:-1] > delta) & (lower[:-1] > 0)
+        ratio = (upper[:-1] - delta) / lower[:-1]
+        log_ratio = np.log(ratio)
+    stop = valid & (log_ratio >= losses)
+    for k in np.flatnonzero(valid & (np.abs(log_ratio - losses) <= 4 * np.spacing(np.abs(losses)))):
+        stop[k] = math.log(float(ratio[k])) >= float(losses[k])
     early = (upper[1:] >= delta) & (lower[1:] == 0)  # checked after adding index k, so only before a stop at k + 1
-    k_stop = int(np.argmax(stop)) if stop.any() else probs.size
-    k_early = int(np.argmax(early)) if early.any() else probs.size
+    k_stop = int(np.argmax(stop)) if stop.any() else losses.size
+    k_early = int(np.argmax(early)) if early.any() else losses.size
     if k_early < k_stop:
-        return max(0.0, float(losses[k_early]))
+        return k_early, max(0.0, float(losses[k_early]))
     u, low = float(upper[k_stop]), float(lower[k_stop])
     if u <= low + delta:
-        return 0.0
-    return math.log((u - delta) / low)
+        return k_stop, 0.0
+    return k_stop, math.log((u - delta) / low)
 
 
 def _read_epsilon(pld, delta: float) -> float:
