@@ -175,7 +175,6 @@ def test_the_chain_groups_are_the_fewest_that_fit_and_one_chain_is_the_floor():
     assert _chain_groups(2048, 16, 2052, 2052, None, 1 << 30, history=0) == ([2048], 1024)
 
 
-
 @pytest.mark.parametrize("mechanism, history", [
     (dpt.dpsgd(), 0),                                  # β = (1): no past input
     (dpt.toeplitz([1.0, -0.6, 0.1]), 2),               # a finite β holds len(β) − 1, whatever the horizon
@@ -197,9 +196,10 @@ def test_a_stream_holds_the_past_inputs_its_mechanism_says_and_the_blocks_follow
     assert (plan.history, plan.filter_len) == (history, history + 1)
     if history == 0:
         sim = dpt.simulate(mechanism, problem, rho=1.0, horizon=64, seeds=2048, seed=0)
-        assert sim.settings["block"] == 64  # the whole run, not the horizon's 2·n; and at n = 2052:
+        assert sim.settings["block"] == 64  # the whole run (it was 2·n, capped at the run, too)
         from dptheory.simulation import _chain_groups
 
+        # at n = 2052 over 2048 chains of d = 8: 256-step blocks (2048 when the blocks followed the horizon)
         assert _chain_groups(2048, 8, plan.filter_len, 2052, None, 1 << 30, history=0) == ([2048], 256)
 
 
