@@ -230,10 +230,15 @@ class BLT(ToeplitzMechanism):
         self._inverse_scales = None  # ω̂ of Alg. 5 once computed (row energies ask for it once per q)
         if _omega_hat is not None:
             self._omega_hat = np.asarray(_omega_hat, dtype=float)[np.argsort(-np.asarray(_theta_hat), kind="stable")]
-        self.name = name or (
-            f"BLT(theta={np.array2string(self.theta, precision=6, separator=', ')}, "
-            f"omega={np.array2string(self.omega, precision=6, separator=', ')})"
-        )
+        self._name = name or None  # the default is formatted on first use: the optimisers build BLTs by the thousand
+
+    @property
+    def name(self) -> str:
+        """The mechanism's name: the one given, else ``BLT(theta=[…], omega=[…])`` to 6 digits."""
+        if self._name is None:
+            self._name = (f"BLT(theta={np.array2string(self.theta, precision=6, separator=', ')}, "
+                          f"omega={np.array2string(self.omega, precision=6, separator=', ')})")
+        return self._name
 
     # -- constructors ------------------------------------------------------------------------------------
     @classmethod
