@@ -536,8 +536,7 @@ class _Plan:
     simulated: Mechanism
     truncation: Truncation | None
     taps: int | None  # the taps of an infinite β (the default burn-in waits for them); None at a finite horizon
-    filter_len: int  # the steps its stream's blocks are sized to: 1 for a stream of buffers
-    history: int  # the past inputs its stream keeps
+    history: int  # the past inputs its stream keeps (its blocks are sized to history + 1 steps)
     stream: Callable
     sigma_dp: float
 
@@ -566,9 +565,7 @@ def _plan(mechanism, problem, *, rho, G, horizon, participation, taps) -> _Plan:
     # the stream's memory of past inputs (none for a BLT's, a banded or a tree stream's few buffers, a finite β's
     # length, DP-SGD's none): blocks are sized to it, not to the horizon (a 2048-step horizon had given DP-SGD and
     # a BLT 2048-step blocks of 268 MB each at 16 384 columns)
-    history = simulated.stream_history(horizon)
-    filter_len = history + 1
-    return _Plan(corr, simulated, truncation, n_taps, filter_len, history, stream, sigma_dp)
+    return _Plan(corr, simulated, truncation, n_taps, simulated.stream_history(horizon), stream, sigma_dp)
 
 
 def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block,
@@ -601,7 +598,7 @@ def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, see
         total = burn_in = horizon
 
     bk = get_backend(backend)
-    groups, block = _chain_groups(seeds, problem.d, max(p.filter_len for p in plans), total, block, memory,
+    groups, block = _chain_groups(seeds, problem.d, max(p.history for p in plans) + 1, total, block, memory,
                                   history=sum(p.history for p in plans), streams=len(plans))
     run = functools.partial(_run, problem, [p.stream for p in plans], scales=[G * p.sigma_dp for p in plans], G=G,
                             clip=clip, total=total, burn_in=burn_in, block=block, bk=bk, record_last=horizon is not None)

@@ -193,14 +193,14 @@ def test_a_stream_holds_the_past_inputs_its_mechanism_says_and_the_blocks_follow
     from dptheory.simulation import _plan
 
     plan = _plan(mechanism, problem, rho=1.0, G=1.0, horizon=2052, participation=None, taps=None)
-    assert (plan.history, plan.filter_len) == (history, history + 1)
+    assert plan.history == history
     if history == 0:
         sim = dpt.simulate(mechanism, problem, rho=1.0, horizon=64, seeds=2048, seed=0)
         assert sim.settings["block"] == 64  # the whole run (it was 2·n, capped at the run, too)
         from dptheory.simulation import _chain_groups
 
         # at n = 2052 over 2048 chains of d = 8: 256-step blocks (2048 when the blocks followed the horizon)
-        assert _chain_groups(2048, 8, plan.filter_len, 2052, None, 1 << 30, history=0) == ([2048], 256)
+        assert _chain_groups(2048, 8, plan.history + 1, 2052, None, 1 << 30, history=0) == ([2048], 256)
 
 
 def test_stream_history_refuses_an_unbounded_stream_it_cannot_give():

@@ -127,7 +127,7 @@ class StreamingToeplitzNoise:
         L = sfft.next_fast_len(K + m - 1, real=True)
         spectrum = self._spectrum(m, L)
         width = min(self.max_columns, C, max(1, _FFT_ELEMENTS // L // _SIMD_COLUMNS) * _SIMD_COLUMNS)
-        slab = xp.zeros((h + K, width), dtype=xp.float64)  # the transform pads it with zeros to L
+        slab = xp.empty((h + K, width), dtype=xp.float64)  # every row written per slab; the transform pads it to L
         out = xp.empty((K, C), dtype=xp.float64)
         for c in range(0, C, width):
             e = min(c + width, C)

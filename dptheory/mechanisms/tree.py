@@ -902,10 +902,8 @@ class TreeAggregation(Mechanism):
         ValueError
             If ``steps`` is ``None`` or not an integer ``≥ 1``.
         """
-        if steps is None:
-            raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
-        steps = check_int("steps", steps, 1)
-        return steps - 1 if self.readout == "full" else 0
+        every_input = super().stream_history(steps)  # the dense route's steps − 1, and its refusal of None
+        return every_input if self.readout == "full" else 0
 
     # -- identity --------------------------------------------------------------------------------------------------
 
