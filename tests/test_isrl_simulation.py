@@ -89,6 +89,37 @@ def test_the_affine_route_takes_the_same_steps_as_the_per_round_route(problem, M
     assert fast.diagnostics["projection_rate"] == slow.diagnostics["projection_rate"]
 
 
+@pytest.mark.parametrize("backend", ["numpy", "array_api_strict"])  # NumPy's packbits, and the shifts elsewhere
+@pytest.mark.parametrize("d", [1, 3, 8, 10, 13, 17, 128])
+def test_sign_planes_hold_each_records_signs_eight_to_a_byte(d, backend):
+    # oracle: byte p of record i is Σ_j 2^j·1{ξ_{i, 8p+j} = +1}, built coordinate by coordinate in Python integers
+    from dptheory.isrl.simulation import _sign_planes
+
+    xp = get_backend(backend).xp
+    signs = np.where(np.random.default_rng(d).random((1001, d)) < 0.5, -1, 1).astype(np.int8)
+    oracle = np.zeros((-(-d // 8), signs.shape[0]), dtype=np.int64)
+    for j in range(d):
+        oracle[j // 8] += (signs[:, j] > 0).astype(np.int64) << (j % 8)
+    for m in (1, 7, 1001):  # a record, fewer records than a period (8 for odd d), a count that no period divides
+        planes = np.asarray(_sign_planes(xp.asarray(signs[:m]), xp))
+        np.testing.assert_array_equal(planes, oracle[:, :m])
+
+
+@pytest.mark.parametrize("K", [1, 16, 255, 256, 600])  # a byte's count holds 255: 256 and 600 need two and three words
+@pytest.mark.parametrize("d", [3, 10, 17])
+def test_packed_sign_sums_equal_the_sums_of_the_int8_records(d, K):
+    from dptheory.isrl.simulation import _PackedSigns
+
+    rng = np.random.default_rng(K + d)
+    signs = np.where(rng.random((500, d)) < 0.5, -1, 1).astype(np.int8)
+    signs[:7] = 1  # records of all +1: a batch of them counts K in every coordinate, the carry case
+    records = rng.integers(0, 500, size=(3, 4, K))
+    records[0, 0] = rng.integers(0, 7, size=K)
+    exact = signs.astype(np.int64)[records].sum(axis=-2)
+    np.testing.assert_array_equal(_PackedSigns(signs, np).sums(records), exact)
+    assert np.all(exact[0, 0] == K)
+
+
 def test_common_random_numbers_across_n_sigma_and_M():
     """Runs differing only in n, σ² or M share participation draws, indices (⌊nU⌋) and noise."""
     p, kw = _small(sigma2=0.0)

@@ -23,9 +23,9 @@ Each problem has ``sample(bk, rng, seeds, N, n)`` (data on the backend), ``mean_
 (the mini-batch mean gradient per silo; array-API only, so it runs on CuPy), ``project(w, xp)`` (onto
 ``W``), ``excess(w)`` (exact ``F(w) − F⋆`` on host arrays of shape ``(..., d)``) and the constants ``L``,
 ``beta``, ``mu``, ``D`` (diameter of ``W``) used by the calibrations and step-size rules. The two problems whose
-gradient is affine in ``w`` (:class:`SCQuadratic`, :class:`HardLinear`) also have ``gradient_parts(batch, xp)``,
-``(slope, offset)`` with ``mean_gradient = slope·w + offset``: Noisy MB-SGD then gathers the records of many rounds
-at once and does only ``O(d)`` work per round.
+gradient is affine in ``w`` (:class:`SCQuadratic`, :class:`HardLinear`) also have ``gradient_parts(sign_sum, K, xp)``,
+``(slope, offset)`` with ``mean_gradient = slope·w + offset`` from the sum ``Σ_k ξ_k`` of the mini-batch's signs alone:
+Noisy MB-SGD then sums the records of many rounds at once and does only ``O(d)`` work per round.
 
 >>> p = SCQuadratic(d=4, theta_norm=0.5, heterogeneity=0.3, N=5, s=1.0, radius=2.0)
 >>> round(p.v2, 12), round(p.L, 6) >= 3.5, float(p.excess(p.w_star))
@@ -121,11 +121,12 @@ def _check_d(d) -> int:
 
 
 class _AffineGradient:
-    """A problem whose mini-batch mean gradient is affine in ``w``: ``mean_gradient = slope·w + offset`` with
-    ``(slope, offset) = gradient_parts(batch)`` (Noisy MB-SGD then forms the offsets of many rounds at once)."""
+    """A problem whose mini-batch mean gradient is affine in ``w`` and depends on the batch only through the sum of
+    its signs: ``mean_gradient = slope·w + offset`` with ``(slope, offset) = gradient_parts(Σ_k ξ_k, K)`` (Noisy
+    MB-SGD then forms the offsets of many rounds at once)."""
 
     def mean_gradient(self, w, batch, xp):
-        """``slope·w + offset`` with ``(slope, offset) = gradient_parts(batch, xp)``, for every silo.
+        """``slope·w + offset`` with ``(slope, offset) = gradient_parts(Σ_k ξ_k, K, xp)``, for every silo.
 
         Parameters
         ----------
@@ -141,7 +142,7 @@ class _AffineGradient:
         array
             The mini-batch mean gradient of every silo, shape ``(..., N, d)``.
         """
-        slope, offset = self.gradient_parts(batch, xp)
+        slope, offset = self.gradient_parts(_batch_sum(batch, xp), batch.shape[-2], xp)
         return slope * w + offset
 
 
@@ -321,14 +322,16 @@ class SCQuadratic(_AffineGradient):
         m = self.silo_means if self.silo_means is not None else np.broadcast_to(self.theta_bar, (N, self.d))
         return xp.asarray(np.ascontiguousarray(m), dtype=xp.float64)
 
-    def gradient_parts(self, batch, xp):
+    def gradient_parts(self, sign_sum, K: int, xp):
         """``(1/K) Σ_k (w − x_k) = w − θ_i − (s/√d)·mean_k ξ_k`` as ``(slope, offset) = (1, −θ_i − (s/√d)·mean_k ξ_k)``
         (``mean_gradient = slope·w + offset``).
 
         Parameters
         ----------
-        batch : array of int8
-            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        sign_sum : array of float64
+            ``Σ_k ξ_k`` over the mini-batch of every silo, shape ``(..., N, d)``.
+        K : int
+            Records in each mini-batch.
         xp : module
             The backend's array namespace.
 
@@ -337,9 +340,8 @@ class SCQuadratic(_AffineGradient):
         tuple
             ``(slope, offset)``: a float and an array of shape ``(..., N, d)``.
         """
-        N, K = batch.shape[-3], batch.shape[-2]
-        xbar = _batch_sum(batch, xp) * (self.s / (math.sqrt(self.d) * K))
-        return 1.0, -self._means(N, xp) - xbar
+        xbar = sign_sum * (self.s / (math.sqrt(self.d) * K))
+        return 1.0, -self._means(sign_sum.shape[-2], xp) - xbar
 
     def project(self, w, xp):
         """Projection onto ``W = B(0, radius)`` (:func:`project_ball`).
@@ -532,14 +534,16 @@ class HardLinear(_AffineGradient):
         first = xp.astype(rng.random(size=(seeds, N, n)) < p1, xp.int8) * 2 - 1
         return xp.concat([first[..., None], signs[..., 1:]], axis=-1)
 
-    def gradient_parts(self, batch, xp):
+    def gradient_parts(self, sign_sum, K: int, xp):
         """``(1/K) Σ_k ∇f(w, x_k) = −mean_k ξ_k/√d`` as ``(slope, offset) = (0, −mean_k ξ_k/√d)`` (it does not depend
         on ``w``; ``mean_gradient = slope·w + offset``).
 
         Parameters
         ----------
-        batch : array of int8
-            The mini-batch of every silo, shape ``(..., N, K, d)``.
+        sign_sum : array of float64
+            ``Σ_k ξ_k`` over the mini-batch of every silo, shape ``(..., N, d)``.
+        K : int
+            Records in each mini-batch.
         xp : module
             The backend's array namespace.
 
@@ -548,8 +552,7 @@ class HardLinear(_AffineGradient):
         tuple
             ``(slope, offset)``: a float and an array of shape ``(..., N, d)``.
         """
-        K = batch.shape[-2]
-        return 0.0, -_batch_sum(batch, xp) / (K * math.sqrt(self.d))
+        return 0.0, -sign_sum / (K * math.sqrt(self.d))
 
     def sample_gradient(self, w, record, xp):
         """``∇f(w, x) = −x = −ξ/√d`` for one record per silo, for local SGD.
