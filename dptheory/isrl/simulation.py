@@ -328,10 +328,10 @@ class _PackedSigns:
     A mini-batch sum needs only which signs are ``+1``: ``Σ_k ξ_k = 2·#{k: ξ_k = +1} − K``, coordinate by
     coordinate. Byte ``p`` of record ``i`` holds coordinates ``8p..8p+7`` (``planes`` ``(⌈d/8⌉, records)``), so a
     batch gathers one byte per record and plane from an array an eighth of the data's size (the benchmark's 1.5 M
-    records: 24 ms as 10-byte rows from 25.6 MB of ``int8``, 4 ms as two bytes from 2 × 2.6 MB). A 256-entry table spreads a byte's bits over the
-    eight bytes of a ``uint64``, and adding those words counts all eight coordinates at once (at most 255 records per
-    sum, so that no count carries into the next byte). Every step is integer arithmetic: the sums are exact, the same
-    numbers as summing the ``int8`` records.
+    records: 24 ms as 10-byte rows from 25.6 MB of ``int8``, 4 ms as two bytes from 2 × 2.6 MB). A 256-entry
+    table spreads a byte's bits over the eight bytes of a ``uint64``, and adding those words counts all eight
+    coordinates at once (at most 255 records per sum, so that no count carries into the next byte). Every step is
+    integer arithmetic: the sums are exact, the same numbers as summing the ``int8`` records.
     """
 
     _BATCH = 255  # records per uint64 sum: a count of 255 still fits its byte
