@@ -259,8 +259,9 @@ def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk,
         K = min(block, total - t0)
         del w, data  # the last block's arrays go before the next are drawn: m + 2 block arrays at a time
         z = bk.asarray(rng.standard_normal(size=(K, seeds, d)))
-        if m == 1:  # scaled in place: a stream returns a new array or its input, and z is not used again (two block
-            w = xp.reshape(noises[0](z), (K, 1, seeds, d))  # arrays fewer to allocate and fault in, docs/performance.md)
+        if m == 1:  # the stream's block scaled in place, not copied: two block arrays fewer to fault in
+            # (docs/performance.md); a stream returns a new array or its input, and z is not used again
+            w = xp.reshape(noises[0](z), (K, 1, seeds, d))
             w *= scales[0]
         else:
             w = xp.empty((K, m, seeds, d), dtype=xp.float64)
