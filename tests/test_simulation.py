@@ -203,6 +203,26 @@ def test_a_stream_holds_the_past_inputs_its_mechanism_says_and_the_blocks_follow
         assert _chain_groups(2048, 8, plan.history + 1, 2052, None, 1 << 30, history=0) == ([2048], 256)
 
 
+@pytest.mark.parametrize("mechanism", [
+    dpt.dpsgd(),                                        # returns its input
+    dpt.toeplitz([1.0, -0.6, 0.1]),                     # the direct sum
+    dpt.toeplitz(0.5 ** np.arange(40)),                 # the FFT route (more than 16 taps)
+    dpt.BLT([0.995335, 0.812293], [0.128287, 0.329059]),
+    dpt.TreeAggregation("vanilla"), dpt.TreeAggregation("honaker"), dpt.TreeAggregation("full"),
+    dpt.mechanisms.BandedToeplitz([1.0, 0.5, 0.25]),
+], ids=lambda v: getattr(v, "name", str(v)))
+def test_a_streams_output_is_the_callers_to_overwrite(mechanism):
+    """What ``simulate`` relies on when it scales a lone stream's block in place: a stream returns a new array or its
+    input, never its own state, so writing into one block's output leaves every later block as it was."""
+    z = np.random.default_rng(0).standard_normal((60, 3))
+    kept, spoiled = (mechanism.noise_stream((3,), z, 60) for _ in range(2))
+    for a, b in [(0, 7), (7, 31), (31, 60)]:
+        expected = np.array(kept(z[a:b].copy()))
+        out = spoiled(z[a:b].copy())
+        np.testing.assert_array_equal(out, expected)
+        out *= 1e3
+
+
 def test_stream_history_refuses_an_unbounded_stream_it_cannot_give():
     assert dpt.BLT([0.9], [0.1]).stream_history(None) == 0 and dpt.toeplitz([1.0, 0.5]).stream_history(None) == 1
     for mechanism in (dpt.TreeAggregation("vanilla"), dpt.DenseMechanism(np.tril(np.ones((4, 4))))):
