@@ -11,6 +11,10 @@ r"""Privacy accounting shared by every paper of the toolkit.
 * :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI;
 * :mod:`.conversions`: ρ-zCDP → (ε, δ) three ways (classic, improved on all orders or on seed 000's grid,
   exact Gaussian) and their inverses, σ for an exact target (seed 000, errata 000 §2.11);
+* :mod:`.cyclic_poisson`: DP-SGD and banded strategies amplified by cyclic Poisson sampling (Choquette-Choo et al.
+  2023): ε(σ) and σ(ε) through the PLD;
+* :mod:`.sampling`: the sampling schemes of a training run as values (Poisson, cyclic Poisson, min-separated,
+  fixed order): which mechanisms each applies to, its sensitivity and its accountant;
 * :mod:`.calibration`: the one calibration of any mechanism to ρ-zCDP at a horizon and participation
   (:func:`calibrate_noise`), used by ``F_inf``, ``simulate`` and ``F_inf_bound``.
 
@@ -36,6 +40,8 @@ _EXPORTS = {
     "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'wor_rdp_epsilon', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
     "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
     "calibration": ('calibrate_noise',),
+    "cyclic_poisson": ('cyclic_poisson_rounds', 'cyclic_poisson_epsilon', 'cyclic_poisson_sigma'),
+    "sampling": ('PoissonSampling', 'CyclicPoisson', 'MinSeparated', 'FixedOrder', 'SCHEMES'),
     "rdp": ('rdp_sample_wor_gaussian', 'rdp_poisson_gaussian'),
     "conversions": ('CONVERSIONS', 'PAPER_ORDERS', 'epsilon_from_rho', 'rho_from_epsilon', 'sigma_for_epsilon'),
 }

@@ -44,6 +44,12 @@ class Sampling(_Described):
     FIXED_BATCH_WR = "fixed batch of s = qN draws with replacement"
     #: disjoint batches, each record used in exactly one round (parallel composition; seed 002, Thm 3.1/E.1)
     DISJOINT_BATCHES = "disjoint batches, each record used once (parallel composition)"
+    #: the records split into ``c`` fixed partitions, step ``t`` Poisson-samples partition ``t mod c`` at rate
+    #: ``B/⌊N/c⌋`` (Choquette-Choo et al. 2023, amplified BandMF; :mod:`.cyclic_poisson`)
+    CYCLIC_POISSON = "cyclic Poisson: c fixed partitions, step t Poisson-samples partition t mod c"
+    #: no sampling: every record in a fixed-order batch schedule, at most k times at least b steps apart (seed 003
+    #: §3.1's (k, b)-participation; unamplified)
+    MIN_SEPARATED = "no sampling: (k, b)-participation, at most k times at least b steps apart (unamplified)"
 
 
 class Neighbouring(_Described):

@@ -178,6 +178,21 @@ class BandedMechanism(DenseMechanism):
     def _separated(self, n: int, participation: Participation) -> bool:
         return participation.participations(n) == 1 or participation.min_sep >= self.bands
 
+    def strategy_bands(self, n: int) -> int:
+        """The bands of the leading ``n × n`` block: ``min(bands, n)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps, at most ``size``.
+
+        Returns
+        -------
+        int
+            ``min(b̂, n)``.
+        """
+        return min(self.bands, self._check_n(n))
+
     def sensitivity(self, n: int | None = None, participation: Participation | None = None) -> float:
         r"""The sensitivity ``sens_Π(C)`` over ``n`` steps, exact for ``b ≥ b̂`` from the column norms.
 
@@ -426,6 +441,21 @@ class BandedToeplitz(ToeplitzMechanism):
         out = np.zeros(n)
         out[: min(n, self.bands)] = self.coeffs[:n]
         return out
+
+    def strategy_bands(self, n: int) -> int:
+        """The bands over ``n`` steps: ``min(bands, n)``, without building the coefficients.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        int
+            ``min(b̂, n)``.
+        """
+        return min(self.bands, _check_length(n))
 
     def noising_coeffs(self, n: int) -> np.ndarray:
         r"""The noising coefficients ``β_0, …, β_{n−1}``, the coefficients of ``1/C(z)``.

@@ -606,6 +606,31 @@ class Mechanism(abc.ABC):
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         return check_int("steps", steps, 1) - 1
 
+    def strategy_bands(self, n: int) -> int:
+        r"""The number of bands ``b̂`` of the strategy over ``n`` steps: ``C_ij = 0`` for ``i − j ≥ b̂``.
+
+        What decides whether cyclic Poisson sampling amplifies the mechanism (Choquette-Choo et al. 2023, Thm 4:
+        ``b̂ ≤`` the cycle length; :class:`~dptheory.accounting.CyclicPoisson`). ``1`` for DP-SGD; ``n`` for a
+        strategy that is not banded, and for one that is not square (a tree's node strategy). This dense route
+        reads :meth:`strategy_matrix`; Toeplitz and banded mechanisms answer from their coefficients.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        int
+            ``b̂`` in ``[1, n]``.
+        """
+        n = check_int("n", n, 1)
+        C = self.strategy_matrix(n)
+        if C.shape != (n, n):
+            return n
+        rows, cols = np.nonzero(np.tril(C))
+        return int(np.max(rows - cols)) + 1 if rows.size else 1
+
     @abc.abstractmethod
     def cache_key(self) -> str:
         """A stable identifier of the mechanism's definition (the same string in every process and session).

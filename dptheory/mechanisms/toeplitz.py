@@ -161,6 +161,22 @@ class ToeplitzMechanism(Mechanism):
             ``c_0, …, c_{n−1}``, shape ``(n,)``.
         """
 
+    def strategy_bands(self, n: int) -> int:
+        r"""The number of bands ``b̂`` of ``C`` over ``n`` steps: one more than the last nonzero of :meth:`strategy_coeffs`.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        int
+            ``b̂`` in ``[1, n]`` (``n`` for a strategy whose coefficients never vanish, e.g. a BLT or ν-DP-FTRL).
+        """
+        nonzero = np.flatnonzero(self.strategy_coeffs(check_int("n", n, 1)))
+        return int(nonzero[-1]) + 1 if nonzero.size else 1
+
     @abc.abstractmethod
     def dtft(self, omega) -> np.ndarray:
         r"""The DTFT ``B(ω) = Σ_t β_t e^{−iωt}``.
