@@ -192,6 +192,9 @@ class Row:
         One cell per column of :data:`COLUMNS`.
     mechanism : Mechanism or None, default None
         The mechanism.
+    privacy : RowPrivacy or None, default None
+        In a table at matched ``(ε, δ)`` as trained (``compare(…, dataset_size=…)``): the scheme, accountant, noise
+        multiplier and ε charged (:class:`dptheory.training.RowPrivacy`); ``None`` in a ``ρ``-matched table.
     """
 
     label: str
@@ -199,6 +202,7 @@ class Row:
     how: str
     cells: dict
     mechanism: Mechanism | None = field(default=None, repr=False, compare=False)
+    privacy: object = field(default=None, repr=False, compare=False)
 
     def value(self, column: str) -> float | None:
         """The value of one cell.
@@ -303,7 +307,8 @@ class Comparison:
             "setting": self.setting,
             "columns": list(COLUMNS),
             "rows": [{"label": r.label, "family": r.family, "how": r.how,
-                      "cells": {c: r.cells[c].to_dict() for c in COLUMNS}} for r in self.rows],
+                      "cells": {c: r.cells[c].to_dict() for c in COLUMNS},
+                      **({} if r.privacy is None else {"privacy": _privacy_dict(r.privacy)})} for r in self.rows],
         }
 
     def to_json(self, **kwargs) -> str:
@@ -361,10 +366,16 @@ class Comparison:
         best = {c: (self.best(c) if self.ranking(c) else None) for c in shown if c not in ("buffers", "us_per_step")}
         body = [[r.label, *[text(r.cells[c], best.get(c) == r.label) for c in shown]] for r in self.rows]
         legend += [f"[{i + 1}] {why}" for i, why in enumerate(reasons)]
-        return ["mechanism", *shown], body, legend
+        if not any(r.privacy is not None for r in self.rows):
+            return ["mechanism", *shown], body, legend
+        body = [[row[0], *_privacy_text(r.privacy), *row[1:]] for row, r in zip(body, self.rows)]
+        return ["mechanism", "scheme", "eps charged", *shown], body, legend
 
     def _title(self) -> str:
         s = self.setting
+        if "training" in s:
+            return (f"{s.get('problem')}, {s['training']}: each row by its tightest valid accountant, "
+                    f"G = {s.get('G'):g}")
         return (f"{s.get('problem')}, n = {s.get('horizon')}, {s.get('participation')}, rho = {s.get('rho'):.6g} "
                 f"(eps = {s.get('epsilon'):.4g} at delta = {s.get('delta'):g}, {s.get('conversion')}), G = {s.get('G'):g}")
 
@@ -404,6 +415,25 @@ class Comparison:
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
+
+
+def _privacy_dict(privacy) -> dict:
+    charged = privacy.charged
+    return {"scheme": str(privacy.scheme), "amplified": privacy.scheme.amplified,
+            "accountant": privacy.scheme.accountant, "noise_multiplier": privacy.noise_multiplier,
+            "sensitivity": privacy.sensitivity, "noise_std": privacy.noise_std,
+            "eps_charged": None if charged is None else charged.eps,
+            "why_not_amplified": privacy.why_not_amplified,
+            "alternatives": [{"scheme": name, "noise_std": std} for name, std in privacy.alternatives]}
+
+
+def _privacy_text(privacy) -> list[str]:
+    if privacy is None:
+        return ["", ""]
+    scheme = privacy.scheme
+    name = (f"cyclic Poisson c={scheme.cycle_length}" if scheme.amplified and scheme.cycle_length > 1
+            else "Poisson" if scheme.amplified else "fixed order")
+    return [name, "n/a" if privacy.charged is None else f"{privacy.charged.eps:.4g}"]
 
 
 def _check_column(column: str) -> str:
@@ -650,10 +680,7 @@ def candidates(problem, *, horizon: int, participation: Participation | None = N
             out.extend(_learned_blt_candidates(problem, n, participation, rho))
         elif family == "tree":
             for readout in ("vanilla", "honaker", "full"):
-                if readout == "full" and n > DENSE_LIMIT:
-                    out.append(Candidate("tree full", family, None, why=f"O(n^3) least squares; n > {DENSE_LIMIT}"))
-                else:
-                    out.append(Candidate(f"tree {readout}", family, TreeAggregation(readout), f"seed 000 / seed 003 read-out {readout!r}"))
+                out.append(Candidate(f"tree {readout}", family, TreeAggregation(readout), f"seed 000 / seed 003 read-out {readout!r}"))
         elif family == "optimised":
             out.append(_optimised(problem))
         elif family == "banded":
@@ -718,7 +745,8 @@ def _F_n_cell(mech: Mechanism, problem, n: int, participation: Participation, rh
         return Cell.absent("no sensitivity")
     if sens.upper:
         return Cell.absent("sensitivity only bounded")
-    if not isinstance(mech, ToeplitzMechanism) and isinstance(problem, LinearRegression) and n > DENSE_LIMIT:
+    full_tree = isinstance(mech, TreeAggregation) and mech.readout == "full"  # every row by the Haar basis of C^T C
+    if not (isinstance(mech, ToeplitzMechanism) or full_tree) and isinstance(problem, LinearRegression) and n > DENSE_LIMIT:
         return Cell.absent(f"every row of F_q N (dense); n > {DENSE_LIMIT}")
     if not isinstance(mech, (ToeplitzMechanism, TreeAggregation)) and n > DENSE_LIMIT:
         return Cell.absent(f"dense route; n > {DENSE_LIMIT}")
@@ -800,8 +828,9 @@ def _row(candidate: Candidate, problem, n: int, participation: Participation, rh
     return Row(candidate.label, candidate.family, candidate.how, cells, mech)
 
 
-def compare(mechanisms=None, problem=None, *, horizon: int, participation: Participation | None = None, rho=None,
-            eps=None, delta=None, G: float = 1.0, conversion: str = "exact", timing: bool = True) -> Comparison:
+def compare(mechanisms=None, problem=None, *, horizon: int | None = None, participation: Participation | None = None,
+            rho=None, eps=None, delta=None, dataset_size=None, batch_size=None, epochs=None, G: float = 1.0,
+            conversion: str = "exact", timing: bool = True) -> Comparison:
     r"""Compare mechanisms side by side on one problem, horizon, participation and privacy target.
 
     Every mechanism of ``mechanisms`` on ``problem`` over ``horizon = n`` steps under ``participation`` at one
@@ -815,16 +844,27 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
         :class:`~dptheory.Mechanism` objects.
     problem : MeanEstimation, LinearRegression or StronglyConvex
         The learning problem.
-    horizon : int
-        The number of steps ``n``.
+    horizon : int, optional
+        The number of steps ``n`` (required for a ``ρ``-matched table; as trained it is ``E·⌊N/B⌋``, and a
+        ``horizon`` given must equal it).
     participation : Participation, optional
-        The participation schema; ``None`` (default) is single participation.
+        The participation schema; ``None`` (default) is single participation. Not with ``dataset_size``: as
+        trained, the participation follows from the scheme.
     rho : float, optional
-        The privacy target as ``ρ``-zCDP.
+        The privacy target as ``ρ``-zCDP (one ``ρ`` for every row).
     eps : float, optional
         The privacy target's ``ε``, given with ``delta`` instead of ``rho``.
     delta : float, optional
         The privacy target's ``δ``, given with ``eps``.
+    dataset_size, batch_size, epochs : int, optional
+        ``N``, ``B`` and ``E``, all three or none: the table **at matched** ``(ε, δ)`` **as trained**. Each row is
+        calibrated to ``(eps, delta)`` by its own tightest valid accountant (:mod:`dptheory.training`): Poisson
+        sampling for DP-SGD, cyclic Poisson for a strategy with at most ``⌊N/B⌋`` bands, else fixed-order epochs
+        (unamplified, ``k = E`` participations ``⌊N/B⌋`` apart). Each row's ``privacy``
+        (:class:`dptheory.training.RowPrivacy`) says which, with its noise multiplier and the ε charged; ``sigma``
+        is the noise std per unit clip, and ``max_loss``/``rms_loss`` are the prefix-sum errors at that std
+        (``max_error·sigma``, unsquared), so that rows compare at one ``(ε, δ)``. Banded candidates choose their bands
+        for that setting.
     G : float in (0, inf), default 1.0
         The clip norm.
     conversion : {"classic", "improved", "exact"}, default "exact"
@@ -851,14 +891,19 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
     >>> table.best("F_n"), round(table["DP-SGD"].value("F_n") / table["sqrt (Optimal-CC)"].value("F_n"), 3)
     ('sqrt (Optimal-CC)', 1.255)
     """
+    if (dataset_size, batch_size, epochs) != (None, None, None):
+        return _compare_as_trained(mechanisms, problem, horizon=horizon, participation=participation, rho=rho, eps=eps,
+                                   delta=delta, dataset_size=dataset_size, batch_size=batch_size, epochs=epochs, G=G,
+                                   timing=timing)
+    if horizon is None:
+        raise ValueError("horizon is needed (the number of steps n), or dataset_size, batch_size and epochs for the "
+                         "table as trained")
     rho, epsilon, delta = resolve_privacy(rho=rho, epsilon=eps, delta=delta, conversion=conversion)
     G = check_in_interval("G", G, 0.0)
     n, participation = _check_setting(problem, horizon, participation)
     if not isinstance(timing, bool):
         raise ValueError(f"timing must be True or False, got {timing!r}")
-    items = list(DEFAULT_FAMILIES) if mechanisms is None else ([mechanisms] if isinstance(mechanisms, (str, Mechanism, Candidate)) else list(mechanisms))
-    if not items:
-        raise ValueError("mechanisms must name at least one family or mechanism")
+    items = _items(mechanisms)
     chosen: list[Candidate] = []
     for item in items:
         if isinstance(item, str):
@@ -871,4 +916,108 @@ def compare(mechanisms=None, problem=None, *, horizon: int, participation: Parti
         epsilon = epsilon_from_rho(rho, delta=delta, conversion=conversion)
     setting = dict(problem=repr(problem), horizon=n, participation=repr(participation), rho=rho, epsilon=epsilon,
                    delta=delta, conversion=conversion, G=G)
+    return Comparison(rows, setting)
+
+
+def _items(mechanisms) -> list:
+    items = list(DEFAULT_FAMILIES) if mechanisms is None else ([mechanisms] if isinstance(mechanisms, (str, Mechanism, Candidate)) else list(mechanisms))
+    if not items:
+        raise ValueError("mechanisms must name at least one family or mechanism")
+    return items
+
+
+# -- at matched (ε, δ), as trained -------------------------------------------------------------------------------
+
+def _trained_run(*, rho, eps, delta, dataset_size, batch_size, epochs, horizon, participation):
+    from .training import TrainingRun
+
+    missing = [name for name, x in (("dataset_size", dataset_size), ("batch_size", batch_size), ("epochs", epochs))
+               if x is None]
+    if missing:
+        raise ValueError(f"the table as trained needs dataset_size, batch_size and epochs together; missing {missing}")
+    if rho is not None:
+        raise ValueError("give the target of the table as trained as eps= and delta=, not rho= (each row gets its own "
+                         "accountant; a rho-matched table takes horizon= and participation= instead)")
+    if eps is None or delta is None:
+        raise ValueError("the table as trained needs eps= and delta=")
+    if participation is not None:
+        raise ValueError("participation follows from the sampling scheme in the table as trained; leave it out")
+    run = TrainingRun(dataset_size=dataset_size, batch_size=batch_size, epochs=epochs, eps=eps, delta=delta)
+    if horizon is not None and check_int("horizon", horizon, 1) != run.steps:
+        raise ValueError(f"horizon must be epochs * floor(dataset_size / batch_size) = {run.steps} in the table as "
+                         f"trained (or left out), got {horizon}")
+    return run
+
+
+def _banded_trained_candidates(run) -> list[Candidate]:
+    """BSR and BandMF with the band count that minimises MaxLoss at the run's ``(ε, δ)`` under each count's tightest
+    scheme (few bands are amplified by cyclic Poisson; more bands have less error but a larger cycle or none)."""
+    from .training import tightest_privacy
+
+    n, top = run.steps, min(run.steps, run.steps_per_epoch)
+    options = sorted({min(1 << i, top) for i in range(top.bit_length() + 1)})
+    scored = []
+    for bands in options:
+        mech = banded_sqrt_toeplitz(bands)
+        scored.append((max_error(mech, n) * tightest_privacy(mech, run).noise_std, bands, mech))
+    _, bands, mech = min(scored, key=lambda s: s[:2])
+    how = (f"banded square root, bands = {bands} minimises MaxLoss at ({run.eps:g}, {run.delta:g}) among powers of "
+           f"two <= floor(N/B) = {top}, each under its tightest scheme")
+    out = [Candidate(f"BSR b={bands}", "banded", mech, how)]
+    if n > BANDMF_LIMIT:
+        out.append(Candidate("BandMF", "banded", None, why=f"O(n^3) optimiser; n > {BANDMF_LIMIT}"))
+    else:
+        res = optimize_banded(n, bands=bands, participation=None)
+        out.append(Candidate(f"BandMF b={bands}", "banded", res.mechanism,
+                             f"BandMF (Choquette-Choo et al. 2023), RmsLoss-optimal with BSR's {bands} bands (its "
+                             f"objective is the same under either scheme for bands <= floor(N/B))"))
+    return out
+
+
+def _trained_row(candidate: Candidate, problem, run, G: float, timing: bool) -> Row:
+    from .training import tightest_privacy
+
+    mech = candidate.mechanism
+    if mech is None:
+        return _row(candidate, problem, run.steps, SINGLE_PARTICIPATION, 1.0, G, timing)
+    privacy = tightest_privacy(mech, run)
+    participation = _check_participation(privacy.participation(run.steps))
+    row = _row(candidate, problem, run.steps, participation, privacy.rho, G, timing)
+    cells = dict(row.cells)
+    route = f"max_error * sigma: the prefix-sum error at the calibrated noise std ({privacy.scheme})"
+    for column in ("max_loss", "rms_loss"):
+        cell = cells[column]
+        if cell.value is not None:
+            cells[column] = Cell(cell.value * privacy.noise_multiplier, route=route, upper=cell.upper)
+    cells["sigma"] = (cells["sigma"] if cells["sigma"].value is None else
+                      Cell(cells["sigma"].value, route=f"{privacy.scheme.accountant}: noise multiplier "
+                           f"{privacy.noise_multiplier:.6g} x sensitivity {privacy.sensitivity:.6g}",
+                           upper=cells["sigma"].upper))
+    return Row(row.label, row.family, row.how, cells, mech, privacy)
+
+
+def _compare_as_trained(mechanisms, problem, *, horizon, participation, rho, eps, delta, dataset_size, batch_size,
+                        epochs, G, timing) -> Comparison:
+    run = _trained_run(rho=rho, eps=eps, delta=delta, dataset_size=dataset_size, batch_size=batch_size,
+                       epochs=epochs, horizon=horizon, participation=participation)
+    G = check_in_interval("G", G, 0.0)
+    if not isinstance(timing, bool):
+        raise ValueError(f"timing must be True or False, got {timing!r}")
+    fixed = run.fixed_order
+    n, fixed_participation = _check_setting(problem, run.steps, fixed.participation(run.steps))
+    rho_fixed = 1.0 / (2.0 * fixed.noise_multiplier(run.eps, steps=n, delta=run.delta) ** 2)
+    chosen: list[Candidate] = []
+    for item in _items(mechanisms):
+        if item == "banded":
+            chosen.extend(_banded_trained_candidates(run))
+        elif isinstance(item, str):
+            chosen.extend(candidates(problem, horizon=n, participation=fixed_participation, rho=rho_fixed,
+                                     families=(item,)))
+        else:
+            chosen.append(_as_candidate(item))
+    rows = tuple(_trained_row(c, problem, run, G, timing) for c in chosen)
+    setting = dict(problem=repr(problem), horizon=n, training=str(run), dataset_size=run.dataset_size,
+                   batch_size=run.batch_size, epochs=run.epochs, epsilon=run.eps, delta=run.delta,
+                   participation=repr(fixed_participation) + " (fixed order; amplified rows: single)",
+                   rho=rho_fixed, conversion="per row", G=G)
     return Comparison(rows, setting)

@@ -60,6 +60,27 @@ Noise stream (:class:`TreeStream`), ``O(log n)`` memory, one white draw per step
 * full: no causal tree stream exists (``N = C⁺`` reads future nodes); the stream realises the same Gaussian law
   ``N Nᵀ = (CᵀC)⁻¹`` with its lower Cholesky factor, ``O(n²)`` memory.
 
+Row energies of ``"full"`` without any ``n × n`` or ``n × m`` matrix (:func:`_full_row_energies`). The complete
+nodes of ``[0, n)`` are the perfect binary trees over the blocks of the binary expansion of ``n``, largest first (a
+dyadic node strictly above a block would reach past ``n``), so ``CᵀC`` is block diagonal, one block per tree
+(:func:`_dyadic_forest`). On a tree ``T`` of height ``K`` it is diagonalised by the **Haar basis**: the tree's
+indicator ``1_T/2^{K/2}`` with eigenvalue ``2^{K+1} − 1`` (each leaf lies in nodes of sizes ``1, 2, …, 2^K``) and, per
+internal node ``v`` of height ``h ≥ 1``, ``ψ_v = (1_{left(v)} − 1_{right(v)})/2^{h/2}`` with eigenvalue ``2^h − 1``
+(a node containing ``v`` or disjoint from it sums ``ψ_v`` to zero; a leaf of one half lies in the nodes of heights
+``0 … h−1`` inside that half, of total size ``2^h − 1``). With ``N = C⁺``, ``F_q N (F_q N)ᵀ = F_q (CᵀC)⁻¹ F_qᵀ``,
+so row ``t`` has the energy ``g_tᵀ(CᵀC)⁻¹g_t`` of ``g_{t,s} = q^{t−s}`` (``s ≤ t``):
+
+``‖e_tᵀ F_q N‖² = Σ_T S_T(g_t)²/(2^K(2^{K+1} − 1)) + Σ_v δ_v(g_t)²/(2^h(2^h − 1))``,
+
+``S_T`` the sum of ``g_t`` over ``T``, ``δ_v`` its sum over ``left(v)`` minus that over ``right(v)``. A node ending at
+``e ≤ t`` contributes ``q^{2(t−e)}`` times its term at ``t = e`` (a first-order recursion over ``t``); the at most one
+node per level that contains ``t`` but ends after it has ``S`` or ``δ`` from the geometric sums ``Σ_{j<L} q^j``. At
+``q = 1`` (seed 003 Eq. 9's per-step errors) this is ``Σ_{trees before t} 2^K/(2^{K+1} − 1) + s²/(2^K(2^{K+1} − 1))
++ Σ_{h=1}^{K} min(r_h, 2^h − r_h)²/(2^h(2^h − 1))`` with ``s`` the leaves of ``t``'s tree in ``[0, t]`` and ``r_h = s
+mod 2^h``. ``O(len(q)·n log n)`` time, ``O(len(q)·n)`` memory (linear: no budget needed); the last row
+(:func:`_full_final_row_energy`) has every node complete, ``O(len(q)·n)``. The dense ``(CᵀC)⁻¹`` route
+(:meth:`TreeAggregation._full_energies`, ``O(n³/3)``) is kept as the oracle.
+
 A node's value is created at its completion step and never before, so no read of an incomplete node (the
 implementation trap of seed 000 B.1, errata 000 §7 #2) is possible in the stream.
 """
@@ -80,7 +101,7 @@ from array_api_compat import array_namespace
 from .._validation import check_int
 from .base import (
     MAX_PATTERNS, DenseNoise, Mechanism, Participation, SensitivityReport, _check_participation, _check_q,
-    _last_row, dense_sensitivity,
+    dense_sensitivity,
 )
 from .losses import PrefixLoss
 
@@ -274,7 +295,7 @@ _DENSE_MAX_N = 4096
 #: Budget of :func:`_max_pattern_energy`: blocks scanned, and (state, offset) cells kept over the whole scan.
 _DP_MAX_BLOCKS = 1 << 14
 _DP_MAX_CELLS = 1 << 24
-#: Entries of one ``(len(q), n + 1)`` array of powers in :func:`_final_row_energy`.
+#: Entries of one ``(len(q), n + 1)`` array of powers in :func:`_final_row_energy` and the ``"full"`` routes.
 _POWERS_CHUNK = 1 << 22
 
 
@@ -312,6 +333,91 @@ def _final_row_energy(q: np.ndarray, n: int, readout: str) -> np.ndarray:
                 weight = 2.0**lvl / (2.0 ** (L + 1) - 1.0) if readout == "honaker" else 1.0
                 v[:, sel] += weight * (h[:, a[sel]] - h[:, np.minimum(a[sel] + (1 << L), n)])
             out[first:first + chunk] += np.einsum("qm,qm->q", v, v)
+    return out
+
+
+def _dyadic_forest(n: int) -> list[tuple[int, int]]:
+    """``(first leaf, height K)`` of the perfect trees the complete nodes of ``[0, n)`` form: the blocks of the
+    binary expansion of ``n``, largest first (module docstring)."""
+    out, start = [], 0
+    for k in reversed(range(n.bit_length())):
+        if (n >> k) & 1:
+            out.append((start, k))
+            start += 1 << k
+    return out
+
+
+def _geometric_tables(q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``P[:, j] = q^j`` and ``G[:, L] = Σ_{j<L} q^j`` for ``j, L = 0 … n``, one row per ``q`` (``0⁰ = 1``)."""
+    P = q[:, None] ** np.arange(n + 1, dtype=float)
+    G = np.zeros_like(P)
+    np.cumsum(P[:, :n], axis=1, out=G[:, 1:])
+    return P, G
+
+
+def _full_completed_energy(P: np.ndarray, G: np.ndarray, n: int) -> np.ndarray:
+    r"""``u_e``: the Haar terms (module docstring) of the nodes ending at step ``e``, evaluated at ``t = e``.
+
+    An internal node of height ``h`` has ``δ = G(2^{h−1})(q^{2^{h−1}} − 1)`` there (left half ``q^{2^{h−1}}`` times the
+    right half), a tree of height ``K`` has ``S = G(2^K)``. Shape ``(len(q), n)``.
+    """
+    u = np.zeros((P.shape[0], n))
+    for h in range(1, n.bit_length()):
+        width, half = 1 << h, 1 << (h - 1)
+        u[:, width - 1:(n >> h) << h:width] += ((G[:, half] * (1.0 - P[:, half])) ** 2 / (width * (width - 1.0)))[:, None]
+    for start, k in _dyadic_forest(n):
+        u[:, start + (1 << k) - 1] += G[:, 1 << k] ** 2 / ((1 << k) * ((2 << k) - 1.0))
+    return u
+
+
+def _full_open_energy(P: np.ndarray, G: np.ndarray, n: int) -> np.ndarray:
+    r"""The Haar terms (module docstring) at step ``t`` of the nodes containing ``t`` that end after it.
+
+    For the node of height ``h`` at offset ``p = t mod 2^h < 2^h − 1``: ``δ = G(p + 1)`` while ``t`` lies in the left
+    half, ``δ = q^{p−2^{h−1}+1} G(2^{h−1}) − G(p − 2^{h−1} + 1)`` in the right half; for the tree (``s = t − start + 1
+    < 2^K`` leaves in): ``S = G(s)``. Shape ``(len(q), n)``.
+    """
+    rows = P.shape[0]
+    out = np.zeros((rows, n))
+    for h in range(1, n.bit_length()):
+        width, half = 1 << h, 1 << (h - 1)
+        r = np.arange(1, half)
+        delta = np.concatenate([G[:, 1:half + 1], P[:, r] * G[:, half:half + 1] - G[:, r], np.zeros((rows, 1))], axis=1)
+        out[:, :(n >> h) << h].reshape(rows, n >> h, width)[...] += (delta**2 / (width * (width - 1.0)))[:, None, :]
+    for start, k in _dyadic_forest(n):
+        out[:, start:start + (1 << k) - 1] += G[:, 1:1 << k] ** 2 / ((1 << k) * ((2 << k) - 1.0))
+    return out
+
+
+def _full_row_energies(q: np.ndarray, n: int) -> np.ndarray:
+    r"""``‖e_tᵀ F_q N‖²`` of the ``"full"`` read-out (``N = C⁺``, seed 003 §2.3's TreeAgg-Full) for every ``t < n``
+    and each ``q`` of a 1-D array, by the Haar basis of ``CᵀC`` (module docstring); shape ``(len(q), n)``.
+
+    The nodes ending by ``t`` enter through ``R_t = q² R_{t−1} + u_t`` (:func:`_full_completed_energy`), the others
+    through :func:`_full_open_energy`; ``len(q)`` is taken in chunks of at most ``_POWERS_CHUNK`` entries.
+    """
+    from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
+
+    out = np.empty((q.size, n))
+    chunk = max(1, _POWERS_CHUNK // (n + 1))
+    for first in range(0, q.size, chunk):
+        qs = q[first:first + chunk]
+        P, G = _geometric_tables(qs, n)
+        u = _full_completed_energy(P, G, n)
+        done = np.stack([lfilter([1.0], [1.0, -x * x], row) for x, row in zip(qs, u)])
+        out[first:first + chunk] = done + _full_open_energy(P, G, n)
+    return out
+
+
+def _full_final_row_energy(q: np.ndarray, n: int) -> np.ndarray:
+    r"""``‖e_{n−1}ᵀ F_q N‖²`` of the ``"full"`` read-out for each ``q`` of a 1-D array: at ``t = n − 1`` every node has
+    ended, so it is ``Σ_e q^{2(n−1−e)} u_e`` (:func:`_full_completed_energy`), ``O(len(q)·n)``."""
+    out = np.empty(q.size)
+    chunk = max(1, _POWERS_CHUNK // (n + 1))
+    for first in range(0, q.size, chunk):
+        qs = q[first:first + chunk]
+        P, G = _geometric_tables(qs, n)
+        out[first:first + chunk] = np.einsum("qe,qe->q", _full_completed_energy(P, G, n), P[:, n - 1::-1] ** 2)
     return out
 
 
@@ -444,7 +550,7 @@ def _structured_sensitivity_squared(n: int, k: int, b: int, readout: str) -> tup
                           "programme is beyond its budget)")
 
 
-#: Bytes of dense tree matrices (strategy, decoder, Gram, noising matrix, energies) kept at once, shared by every
+#: Bytes of dense tree matrices (strategy, decoder, Gram, noising matrix) kept at once, shared by every
 #: :class:`TreeAggregation`: they depend only on the read-out and ``n``. Least recently used out first. A per-instance
 #: cache kept them for as long as any instance lived, 0.87 GB in the cross-mechanism comparison's tables.
 DENSE_CACHE_BYTES = 256 * 2**20
@@ -461,11 +567,12 @@ class TreeAggregation(Mechanism):
 
     Not a square strategy: :meth:`strategy_matrix` is ``m × n`` (one row per released node), :meth:`decoder_matrix`
     ``B`` is ``n × m`` with ``B C = A``, :meth:`noising_matrix` is ``N = A⁻¹B`` (``n × m``). These three override the
-    base class's triangular solves, which do not apply; ``row_energies`` (the dense route on ``N``, with the exact
-    ``q = 1`` closed forms for vanilla/honaker), the losses, ``F_inf(horizon=n)`` and ``simulate(horizon=n)`` then
-    work unchanged. Structured routes without any ``n × m`` matrix (vanilla/honaker; the sensitivity for full too):
-    :meth:`final_row_energy` in ``O(m log n)`` per ``q``, :meth:`sensitivity` under multiple participations and
-    :meth:`remark32_sensitivity` (module docstring). ``stationary`` is False (no ``horizon=None``).
+    base class's triangular solves, which do not apply; ``row_energies`` (vanilla/honaker: the dense route on ``N``,
+    with the exact ``q = 1`` closed forms), the losses, ``F_inf(horizon=n)`` and ``simulate(horizon=n)`` then work
+    unchanged. Structured routes without any ``n × m`` matrix: :meth:`final_row_energy` in ``O(m log n)`` per ``q``
+    (vanilla/honaker) or ``O(n)`` (full), full's :meth:`row_energies` by the Haar basis of ``CᵀC`` in ``O(n log n)``
+    per ``q``, :meth:`sensitivity` under multiple participations and :meth:`remark32_sensitivity` (module
+    docstring). ``stationary`` is False (no ``horizon=None``).
 
     Parameters
     ----------
@@ -605,7 +712,8 @@ class TreeAggregation(Mechanism):
 
     def _full_energies(self, n: int) -> np.ndarray:
         """``‖e_tᵀ A C⁺‖² = (A (CᵀC)⁻¹ Aᵀ)_{tt}``: the 2-D prefix sums of ``(CᵀC)⁻¹`` on the diagonal (LAPACK
-        ``potrf``/``potri``, ``O(n³/3)``, without forming the ``n × m`` decoder)."""
+        ``potrf``/``potri``, ``O(n³/3)``, without forming the ``n × m`` decoder). The dense oracle of
+        :func:`_full_row_energies` at ``q = 1`` (``tests/test_tree.py``)."""
         factor, info = scipy.linalg.lapack.dpotrf(self._cached("X", n, self._build_gram), lower=True)
         if info == 0:
             inv, info = scipy.linalg.lapack.dpotri(factor, lower=True)
@@ -784,11 +892,13 @@ class TreeAggregation(Mechanism):
     # -- energies and noise ----------------------------------------------------------------------------------------
 
     def row_energies(self, q, n: int) -> np.ndarray:
-        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (base class), with closed forms at ``q = 1``.
+        r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (base class), structured for full and at ``q = 1``.
 
-        At ``q = 1`` the prefix variances, in closed form for vanilla
-        (``popcount(t+1)``) and honaker (``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``) in ``O(n log n)``, for full from
-        ``(CᵀC)⁻¹`` in ``O(n³/3)``; otherwise the dense route on the ``n × m`` noising matrix.
+        Full (seed 003 §2.3's TreeAgg-Full): by the Haar basis of ``CᵀC`` for every ``q``
+        (:func:`_full_row_energies`, module docstring), ``O(n log n)`` per ``q``. Vanilla and honaker: at ``q = 1``
+        the prefix variances (seed 003 Eq. 9's per-step errors) in closed form, ``popcount(t+1)`` and
+        ``Σ_{bit k of t+1} 2^k/(2^{k+1}−1)``, in ``O(n log n)``; otherwise the dense route on the ``n × m`` noising
+        matrix.
 
         Parameters
         ----------
@@ -801,15 +911,21 @@ class TreeAggregation(Mechanism):
         -------
         numpy.ndarray
             The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
+
+        Raises
+        ------
+        ValueError
+            If some ``q`` lies outside ``[−1, 1]``.
         """
+        if self.readout == "full":
+            qs, scalar = _check_q(q)
+            out = _full_row_energies(qs.ravel(), check_int("n", n, 1))
+            return out[0] if scalar else out
         if np.ndim(q) == 0:
             try:
                 one = float(q) == 1.0
             except (TypeError, ValueError):
                 one = False
-            if one and self.readout == "full":
-                n = check_int("n", n, 1)
-                return self._cached("E1", n, self._full_energies).copy()
             if one:
                 n = check_int("n", n, 1)
                 t = np.arange(1, n + 1)
@@ -823,8 +939,10 @@ class TreeAggregation(Mechanism):
     def final_row_energy(self, q, n: int):
         r"""The last row energy ``‖e_{n−1}ᵀ F_q N‖²``, the last of :meth:`row_energies`.
 
-        For vanilla and honaker from the node ranges of the decoder in ``O(m log n)`` per ``q`` without the ``n × m``
-        matrix (:func:`_final_row_energy`); for full the last of :meth:`row_energies`.
+        The DP variance of the last iterate of seed 004 eq. 13 (``F_inf(horizon=n)``). For vanilla and honaker from
+        the node ranges of the decoder in ``O(m log n)`` per ``q`` (:func:`_final_row_energy`); for full from the Haar
+        terms of the nodes, all ended at ``n − 1``, in ``O(n)`` per ``q`` (:func:`_full_final_row_energy`). Neither
+        builds the ``n × m`` matrix.
 
         Parameters
         ----------
@@ -838,10 +956,9 @@ class TreeAggregation(Mechanism):
         float or numpy.ndarray
             A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
         """
-        if self.readout == "full":
-            return _last_row(self.row_energies(q, n))
         qs, scalar = _check_q(q)
-        out = _final_row_energy(qs.ravel(), check_int("n", n, 1), self.readout)
+        n = check_int("n", n, 1)
+        out = _full_final_row_energy(qs.ravel(), n) if self.readout == "full" else _final_row_energy(qs.ravel(), n, self.readout)
         return float(out[0]) if scalar else out
 
     def noise_stream(self, shape: tuple[int, ...], like, steps: int | None) -> Callable:
@@ -882,6 +999,21 @@ class TreeAggregation(Mechanism):
             L = Linv.T[np.ix_(J, J)]  # X⁻¹ = L Lᵀ with L lower-triangular
             return DenseNoise(L, shape, like)
         return TreeStream(self.readout, shape, like, steps)
+
+    def strategy_bands(self, n: int) -> int:
+        """``n``: the node strategy is ``m × n``, not banded (a leaf's nodes overlap every later leaf's at the root).
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        int
+            ``n``.
+        """
+        return check_int("n", n, 1)
 
     def stream_history(self, steps: int | None) -> int:
         """The past inputs :meth:`noise_stream` keeps: none for the tree streams (their ``O(log n)`` nodes hold sums,

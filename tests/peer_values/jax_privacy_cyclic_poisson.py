@@ -2,7 +2,7 @@
 Choquette-Choo et al. 2023, arXiv 2306.08153), PLD accountant, add/remove adjacency.
 
 Run in a scratch venv with `pip install jax-privacy==2.0.0` (not a dependency of dptheory):
-    python tests/peer_values/jax_privacy_cyclic_poisson.py   
+    python tests/peer_values/jax_privacy_cyclic_poisson.py   (writes the JSON beside it)
 """
 import json, math, time
 from pathlib import Path
