@@ -72,6 +72,9 @@ COLUMNS = ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n", "F_inf", "boun
 DENSE_LIMIT = 2048
 #: Largest horizon at which BandMF is optimised (its objective costs ``O(n³)`` per evaluation).
 BANDMF_LIMIT = 256
+#: Relative tolerance to which a row repeating every value of an earlier row is its alias (:attr:`Row.alias_of`):
+#: the same mechanism by two routes agrees to rounding (1e-15–1e-13), distinct optimised mechanisms differ by more.
+ALIAS_RTOL = 1e-10
 _PROBLEMS = (MeanEstimation, LinearRegression, StronglyConvex)
 
 
@@ -195,6 +198,10 @@ class Row:
     privacy : RowPrivacy or None, default None
         In a table at matched ``(ε, δ)`` as trained (``compare(…, dataset_size=…)``): the scheme, accountant, noise
         multiplier and ε charged (:class:`dptheory.training.RowPrivacy`); ``None`` in a ``ρ``-matched table.
+    alias_of : str, default ""
+        The label of an earlier row whose every value this row repeats (to ``ALIAS_RTOL``): the same mechanism
+        reached by two families (e.g. BSR with one band is DP-SGD; ν-DP-FTRL at ``ν = η`` is seed 004's optimum for
+        mean estimation). Rankings leave aliases out, so that a tie is not broken by the order of the rows.
     """
 
     label: str
@@ -203,6 +210,7 @@ class Row:
     cells: dict
     mechanism: Mechanism | None = field(default=None, repr=False, compare=False)
     privacy: object = field(default=None, repr=False, compare=False)
+    alias_of: str = ""
 
     def value(self, column: str) -> float | None:
         """The value of one cell.
@@ -249,10 +257,11 @@ class Comparison:
         """The row labels, in order."""
         return [row.label for row in self.rows]
 
-    def ranking(self, column: str, *, include_upper: bool = False) -> list[str]:
+    def ranking(self, column: str, *, include_upper: bool = False, include_aliases: bool = False) -> list[str]:
         """Labels ordered by ``column`` (smaller is better).
 
-        Absent and infinite cells are left out, and upper bounds unless ``include_upper``.
+        Absent and infinite cells are left out, upper bounds unless ``include_upper``, and aliases (rows that repeat an
+        earlier row, :attr:`Row.alias_of`) unless ``include_aliases``.
 
         Parameters
         ----------
@@ -260,6 +269,8 @@ class Comparison:
             One of :data:`COLUMNS`.
         include_upper : bool, default False
             Whether to rank upper bounds too.
+        include_aliases : bool, default False
+            Whether to rank aliases too.
 
         Returns
         -------
@@ -269,7 +280,7 @@ class Comparison:
         _check_column(column)
         keyed = [(row.cells[column].value, row.label) for row in self.rows
                  if row.cells[column].value is not None and math.isfinite(row.cells[column].value)
-                 and (include_upper or not row.cells[column].upper)]
+                 and (include_upper or not row.cells[column].upper) and (include_aliases or not row.alias_of)]
         return [label for _, label in sorted(keyed)]
 
     def best(self, column: str) -> str:
@@ -306,7 +317,7 @@ class Comparison:
         return {
             "setting": self.setting,
             "columns": list(COLUMNS),
-            "rows": [{"label": r.label, "family": r.family, "how": r.how,
+            "rows": [{"label": r.label, "family": r.family, "how": r.how, "alias_of": r.alias_of,
                       "cells": {c: r.cells[c].to_dict() for c in COLUMNS},
                       **({} if r.privacy is None else {"privacy": _privacy_dict(r.privacy)})} for r in self.rows],
         }
@@ -364,7 +375,8 @@ class Comparison:
             return f"n/a [{reasons.index(cell.why) + 1}]"
 
         best = {c: (self.best(c) if self.ranking(c) else None) for c in shown if c not in ("buffers", "us_per_step")}
-        body = [[r.label, *[text(r.cells[c], best.get(c) == r.label) for c in shown]] for r in self.rows]
+        body = [[r.label + (f" (= {r.alias_of})" if r.alias_of else ""),
+                 *[text(r.cells[c], best.get(c) == r.label) for c in shown]] for r in self.rows]
         legend += [f"[{i + 1}] {why}" for i, why in enumerate(reasons)]
         if not any(r.privacy is not None for r in self.rows):
             return ["mechanism", *shown], body, legend
@@ -415,6 +427,29 @@ class Comparison:
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
+
+
+def _same_values(a: Row, b: Row) -> bool:
+    """Every finite-horizon value equal to ``ALIAS_RTOL`` (``F_inf`` too where both have one: a dense strategy has none)."""
+    values = [(a.cells[c].value, b.cells[c].value) for c in ("sensitivity", "sigma", "max_loss", "rms_loss", "F_n")]
+    if None not in (a.cells["F_inf"].value, b.cells["F_inf"].value):
+        values.append((a.cells["F_inf"].value, b.cells["F_inf"].value))
+    if all(x is None for pair in values for x in pair):
+        return False
+    return all((x is None and y is None) or (x is not None and y is not None and
+                                             (x == y or abs(x - y) <= ALIAS_RTOL * max(abs(x), abs(y))))
+               for x, y in values)
+
+
+def _mark_aliases(rows: tuple) -> tuple:
+    """Each row that repeats every value of an earlier, unaliased row, marked with that row's label."""
+    out: list[Row] = []
+    for row in rows:
+        first = next((r for r in out if not r.alias_of and r.mechanism is not None and row.mechanism is not None
+                      and _same_values(r, row)), None)
+        out.append(row if first is None else Row(row.label, row.family, row.how, row.cells, row.mechanism,
+                                                  row.privacy, first.label))
+    return tuple(out)
 
 
 def _privacy_dict(privacy) -> dict:
@@ -910,7 +945,7 @@ def compare(mechanisms=None, problem=None, *, horizon: int | None = None, partic
             chosen.extend(candidates(problem, horizon=n, participation=participation, rho=rho, families=(item,)))
         else:
             chosen.append(_as_candidate(item))
-    rows = tuple(_row(c, problem, n, participation, rho, G, timing) for c in chosen)
+    rows = _mark_aliases(tuple(_row(c, problem, n, participation, rho, G, timing) for c in chosen))
     if epsilon is None:
         delta = 1e-6
         epsilon = epsilon_from_rho(rho, delta=delta, conversion=conversion)
@@ -967,11 +1002,17 @@ def _banded_trained_candidates(run) -> list[Candidate]:
     if n > BANDMF_LIMIT:
         out.append(Candidate("BandMF", "banded", None, why=f"O(n^3) optimiser; n > {BANDMF_LIMIT}"))
     else:
-        res = optimize_banded(n, bands=bands, participation=None)
+        res = _bandmf(n, bands)
         out.append(Candidate(f"BandMF b={bands}", "banded", res.mechanism,
                              f"BandMF (Choquette-Choo et al. 2023), RmsLoss-optimal with BSR's {bands} bands (its "
                              f"objective is the same under either scheme for bands <= floor(N/B))"))
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _bandmf(n: int, bands: int):
+    """BandMF at ``(n, bands)``, memoised: its optimum does not depend on ε (a sweep over ε asks for it again)."""
+    return optimize_banded(n, bands=bands, participation=None)
 
 
 def _trained_row(candidate: Candidate, problem, run, G: float, timing: bool) -> Row:
@@ -1015,7 +1056,7 @@ def _compare_as_trained(mechanisms, problem, *, horizon, participation, rho, eps
                                      families=(item,)))
         else:
             chosen.append(_as_candidate(item))
-    rows = tuple(_trained_row(c, problem, run, G, timing) for c in chosen)
+    rows = _mark_aliases(tuple(_trained_row(c, problem, run, G, timing) for c in chosen))
     setting = dict(problem=repr(problem), horizon=n, training=str(run), dataset_size=run.dataset_size,
                    batch_size=run.batch_size, epochs=run.epochs, epsilon=run.eps, delta=run.delta,
                    participation=repr(fixed_participation) + " (fixed order; amplified rows: single)",
