@@ -148,3 +148,21 @@ def test_a_strategy_with_more_bands_than_an_epoch_is_not_amplified():
     run = TrainingRun(dataset_size=640, batch_size=20, epochs=2, eps=EPS, delta=DELTA)
     p = tightest_privacy(dpt.mechanisms.banded_sqrt_toeplitz(40), run)
     assert not p.scheme.amplified and "floor(N/B) = 32" in p.why_not_amplified
+
+
+def test_plot_draws_one_bar_per_ranked_row_and_marks_the_unamplified(table):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = table.plot(("max_loss", "F_n"))
+    axes = fig.axes
+    assert len(axes) == 2
+    for ax, column in zip(axes, ("max_loss", "F_n")):
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert labels == table.ranking(column)[::-1]
+        hatched = {label for label, bar in zip(labels, ax.patches) if bar.get_hatch()}
+        assert hatched == {l for l in labels if not table[l].privacy.scheme.amplified}
+    with pytest.raises(ValueError, match="column"):
+        table.plot(("nonsense",))
+    with pytest.raises(ValueError, match="no row"):
+        table.plot(("bound",))
