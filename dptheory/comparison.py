@@ -322,6 +322,59 @@ class Comparison:
                       **({} if r.privacy is None else {"privacy": _privacy_dict(r.privacy)})} for r in self.rows],
         }
 
+    def plot(self, columns=("max_loss", "F_n", "F_inf", "bound"), *, ax=None):
+        """Draw the table's yardsticks: one panel of horizontal bars per column, smaller is better.
+
+        Each panel shows the rows with an exact, finite value of its column on a log scale (aliases and upper
+        bounds left out, as :meth:`ranking` does), best at the top; in a table as trained, a filled bar is a row
+        charged with amplification and a hatched one a row charged unamplified. Columns absent from every row are
+        skipped.
+
+        Parameters
+        ----------
+        columns : sequence of str, default ("max_loss", "F_n", "F_inf", "bound")
+            The columns to draw, from :data:`COLUMNS`.
+        ax : sequence of matplotlib.axes.Axes, optional
+            One axes per drawn column; by default a new figure with one row of panels.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn on.
+
+        Raises
+        ------
+        ValueError
+            For an unknown column, no column with a value, or ``ax`` of the wrong length.
+        """
+        import matplotlib.pyplot as plt
+
+        columns = [_check_column(c) for c in ((columns,) if isinstance(columns, str) else columns)]
+        drawn = [c for c in columns if self.ranking(c)]
+        if not drawn:
+            raise ValueError(f"no row has an exact, finite value of any of {columns}")
+        if ax is None:
+            fig, axes = plt.subplots(1, len(drawn), figsize=(4.2 * len(drawn), 0.3 * len(self.rows) + 1.5),
+                                     constrained_layout=True, squeeze=False)
+            axes = list(axes[0])
+        else:
+            axes = list(ax) if not hasattr(ax, "barh") else [ax]
+            if len(axes) != len(drawn):
+                raise ValueError(f"ax must hold one axes per drawn column {drawn}, got {len(axes)}")
+            fig = axes[0].figure
+        for axis, column in zip(axes, drawn):
+            labels = self.ranking(column)[::-1]
+            values = [self[l].value(column) for l in labels]
+            amplified = [self[l].privacy is not None and self[l].privacy.scheme.amplified for l in labels]
+            bars = axis.barh(labels, values, color=["C0" if a else "C1" for a in amplified])
+            for bar, a in zip(bars, amplified):
+                if not a and self[labels[0]].privacy is not None:
+                    bar.set_hatch("//")
+            axis.set(xscale="log", title=column, xlabel="smaller is better")
+            axis.grid(alpha=0.3, axis="x", which="both")
+        fig.suptitle(self._title(), fontsize=8)
+        return fig
+
     def to_json(self, **kwargs) -> str:
         """The table as JSON: the setting, and per row every cell's value, route, reason and upper-bound flag.
 
