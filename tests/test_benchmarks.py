@@ -300,3 +300,56 @@ def test_bench_blt_optimize_finite_difference_baseline(benchmark):
 
     value = benchmark.pedantic(run, rounds=3, iterations=1)
     assert value <= 10.7341 * (1 + 5e-4)
+
+
+def _fresh_compare(n: int):
+    """Every default family at ``n`` (single participation, rho = 1), with the memoised BLT and BandMF optima cleared
+    so that every round pays for its optimisations."""
+    from dptheory import comparison
+
+    comparison._max_loss_blt.cache_clear()
+    comparison._bandmf.cache_clear()
+    return dpt.compare(None, dpt.MeanEstimation(eta=0.05, sigma_sgd=0.5), horizon=n, rho=1.0, timing=False)
+
+
+@pytest.mark.benchmark(group="compare: every default family, mean estimation, n = 10^4")
+def test_bench_compare_every_default_family_n10000(benchmark):
+    """TreeAgg-Full included (its Haar route); the time is the five BLT optimisations, the ν tuning and the rest."""
+    table = benchmark.pedantic(lambda: _fresh_compare(10_000), rounds=3, iterations=1)
+    benchmark.extra_info.update(goal="< 3 s", limit="five BLT optimisations (L-BFGS-B) and the 26-point nu tuning")
+    assert math.isfinite(table["tree full"].value("F_n")) and table["tree full"].value("F_n") > 0
+
+
+@pytest.mark.benchmark(group="compare: every default family, mean estimation, n = 256")
+def test_bench_compare_every_default_family_n256(benchmark):
+    """BandMF with 256 bands (its O(n³)-per-evaluation optimiser) is most of the time."""
+    table = benchmark.pedantic(lambda: _fresh_compare(256), rounds=3, iterations=1)
+    benchmark.extra_info.update(goal="< 5 s", limit="BandMF's L-BFGS-B over n(n+1)/2 entries, O(n^3) per evaluation")
+    assert table["BandMF b=256"].value("rms_loss") <= table["sqrt (Optimal-CC)"].value("rms_loss")
+
+
+@pytest.mark.benchmark(group="TreeAgg-Full: every prefix variance and the last row at q = 0.95, n = 2048")
+def test_bench_treeagg_full_haar_route(benchmark):
+    """The Haar basis of CᵀC: O(n log n), no matrix (dptheory/mechanisms/tree.py)."""
+    tree = dpt.TreeAggregation("full")
+    out = benchmark(lambda: (tree.row_energies(1.0, 2048), tree.final_row_energy(0.95, 2048)))
+    assert out[0].shape == (2048,)
+
+
+@pytest.mark.benchmark(group="TreeAgg-Full: every prefix variance and the last row at q = 0.95, n = 2048")
+def test_bench_treeagg_full_dense_baseline(benchmark):
+    """The dense oracle: C⁺ = (CᵀC)⁻¹Cᵀ by a dense solve, then its row energies."""
+    from dptheory.mechanisms import tree as tree_module
+
+    tree = dpt.TreeAggregation("full")
+
+    def dense():
+        tree_module._DENSE.clear()
+        N = tree._full_noising(2048)
+        prefix = np.cumsum(N, axis=0)
+        weights = 0.95 ** np.arange(2047, -1, -1)
+        return np.einsum("ij,ij->i", prefix, prefix), float(np.sum((weights @ N) ** 2))
+
+    out = benchmark.pedantic(dense, rounds=3, iterations=1)
+    np.testing.assert_allclose(out[0], tree.row_energies(1.0, 2048), rtol=1e-10)
+    np.testing.assert_allclose(out[1], tree.final_row_energy(0.95, 2048), rtol=1e-10)
