@@ -28,9 +28,9 @@ import numpy as np
 import dptheory as dpt
 from dptheory.accounting import exact_epsilon
 from dptheory.claims import Claim, atomic_write, save_figure
-from dptheory.mechanisms import DenseMechanism
 from dptheory.stats import family_quantile
 
+from ._oracle import SIM_SEEDS, measure
 from ._runner import point_seed
 
 WHERE = "dptheory.compare as trained (docs/choosing_a_mechanism.md)"
@@ -47,7 +47,6 @@ EPS_FULL = (0.1, 0.3, 1.0, 4.0, 16.0, 32.0)
 EPS_QUICK = (1.0, 4.0, 16.0)
 FINDING_EPS = (1.0, 4.0, 16.0)
 YARDSTICKS = {"F_n.mean": ("mean", "F_n"), "F_n.linreg": ("linreg", "F_n"), "max_loss": ("mean", "max_loss")}
-SIM_SEEDS = 4000
 ALPHA = 0.05
 
 
@@ -69,33 +68,12 @@ def _family_best(table, column: str) -> dict:
     return best
 
 
-# -- the oracle --------------------------------------------------------------------------------------------------
-
 def _oracle(table, label: str, problem, column: str, seed: int) -> tuple[float, float, str]:
-    """``column`` of row ``label`` by a route independent of the table: ``(value, standard error, route)``."""
-    row = table[label]
-    n, privacy = table.setting["horizon"], row.privacy
-    participation = privacy.participation(n)
-    C = row.mechanism.strategy_matrix(n)
-    try:
-        sens = dpt.mechanisms.dense_sensitivity(C, participation)
-    except ValueError:  # C^T C has negative entries on the patterns: no exact enumeration
-        sens = None
-    if C.shape == (n, n) and sens is not None:
-        dense = DenseMechanism(C)
-        if column == "F_n":
-            return (dpt.F_inf(dense, problem, rho=privacy.rho, horizon=n, participation=participation), 0.0,
-                    "dense oracle (DenseMechanism: pattern enumeration, dense row energies)")
-        decoder = dense.decoder_matrix(n)
-        return (float(np.sqrt(np.max(np.einsum("ij,ij->i", decoder, decoder)))) * privacy.noise_multiplier * sens, 0.0,
-                "dense oracle (pattern enumeration, A C^-1 rows)")
-    if column == "F_n":
-        sim = dpt.simulate(row.mechanism, problem, rho=privacy.rho, horizon=n, participation=participation,
-                           seeds=SIM_SEEDS, seed=seed)
-        return sim.mean, sim.stderr, f"simulate with the mechanism's own stream ({SIM_SEEDS} chains)"
-    decoder = row.mechanism.decoder_matrix(n)  # B with B C = A (the tree's is n x m)
-    std = privacy.noise_multiplier * (row.mechanism.sensitivity(n, participation) if sens is None else sens)
-    return float(np.sqrt(np.max(np.einsum("ij,ij->i", decoder, decoder)))) * std, 0.0, "dense decoder B (B C = A)"
+    """``column`` of row ``label`` by the route of :mod:`._oracle`: ``(value, standard error, route)``."""
+    row, n = table[label], table.setting["horizon"]
+    p = row.privacy
+    return measure(row.mechanism, problem, column, n=n, rho=p.rho, participation=p.participation(n),
+                   scale=p.noise_multiplier, seed=seed)
 
 
 def _oracle_claim(key, eps, yard, table, label, value, se, route, z) -> Claim:
