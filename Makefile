@@ -19,10 +19,10 @@ bench:    ## pytest-benchmark timings of the hot paths, then a summary of each p
 	$(PYTHON) tests/bench_summary.py .benchmarks/latest.json
 
 
-verify-quick: install ## quick verification: figures/ and figures/claims.json at small sizes (about 30 s on 2 cores, docs/performance.md)
+verify-quick: install ## quick verification at small sizes, into figures/quick/ (git-ignored; the committed figures/ stay as they are; about 30 s on 2 cores, docs/performance.md)
 	$(PYTHON) -m verify --quick
 
-verify:   install ## full verification: every figure and claim under figures/
+verify:   install ## full verification: every figure and claim under figures/ (the committed results)
 	$(PYTHON) -m verify
 
 docs:     ## the documentation site (API reference, derivations, errata, the latest report) in docs/_build/html/index.html

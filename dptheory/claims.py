@@ -4,22 +4,36 @@ A :class:`Claim` records what a theorem predicts, what an independent route meas
 where the route is statistical), the tolerance and why, what kind of evidence it is (:data:`KINDS`) and
 whether it passed. :func:`write_report` writes
 ``claims.json`` and a readable ``REPORT.md``; every file is written atomically (temporary file + rename),
-so an interrupted run never leaves a half-written report or figure.
+so an interrupted run never leaves a half-written report or figure, and the report and its claims are
+replaced as a pair (both old or both new). A temporary is named ``.NAME.XXXXXXXX.tmp`` beside its file
+(:data:`TEMPORARIES`); an interrupt removes it, and :func:`remove_temporaries` sweeps those a killed
+process left behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["KINDS", "Claim", "atomic_write", "save_figure", "headline", "write_report", "load_claims"]
+__all__ = ["KINDS", "TEMPORARIES", "Claim", "atomic_write", "save_figure", "remove_temporaries", "headline",
+           "write_report", "load_claims"]
 
 #: resolution of every figure :func:`save_figure` writes
 _DPI = 130
+
+#: the glob of the temporary files :func:`atomic_write`, :func:`save_figure` and :func:`write_report` write
+#: beside the file they replace (``.claims.json.k3j9x2ab.tmp``)
+TEMPORARIES = ".*.tmp"
+
+#: signals that :func:`write_report` holds back while it renames the report and its claims into place
+_DEFERRED = (signal.SIGINT, signal.SIGTERM)
 
 #: What evidence a claim is, strongest first. The report counts each kind separately: only a cross-check can
 #: show that a formula is right; a reproduction shows it matches the paper; a regression value only catches a
@@ -27,6 +41,9 @@ _DPI = 130
 KINDS = {
     "cross-check": "two independent routes agree: a second formula, quadrature, a dense-matrix oracle, mpmath, "
                    "a peer library, or a simulation",
+    "bound": "a one-sided or bracketing check that can fail: a theorem's bound against an independent measurement",
+    "ordering": "an ordering or a sign that can fail: which of two values is smaller, each measured by a route "
+                "independent of the statement (e.g. the dense oracle beside the structured table)",
     "paper": "reproduces a number printed in a paper (its table, figure or text)",
     "regression": "matches a number recorded from our own derivation or a digest, computed from the same formula: "
                   "it catches a transcription error or a changed number, nothing more",
@@ -132,6 +149,26 @@ class Claim:
         return f"{'CI' if self.interval is not None else 'bounds'} [{_fmt(lo)}, {_fmt(hi)}]"
 
 
+def _temporary(path: Path, data: str | bytes | None = None) -> str:
+    """A new temporary file beside ``path`` (named as :data:`TEMPORARIES`) holding ``data``; its folder is created."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:
+            if data is not None:
+                fh.write(data)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return tmp
+
+
+def _discard(tmp: str) -> None:
+    """Remove a temporary file, if it is still there (an interrupt may come after its rename)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and an atomic rename.
 
@@ -143,16 +180,35 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         The contents (bytes are written in binary mode).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = _temporary(path, data)
     try:
-        with os.fdopen(fd, mode) as fh:
-            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        _discard(tmp)
         raise
+
+
+def remove_temporaries(directory: Path) -> list[Path]:
+    """Remove the temporary files (:data:`TEMPORARIES`) a killed process left in ``directory``.
+
+    An interrupted write removes its own temporary; one killed outright (``SIGKILL``, a lost machine) cannot.
+    ``python -m verify`` calls this on its output folder at start-up. Only one run may write into a folder at a
+    time: this would remove the temporaries of another run still writing there.
+
+    Parameters
+    ----------
+    directory : pathlib.Path or str
+        The folder (its subfolders are left alone); a missing folder has none.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files removed.
+    """
+    stale = sorted(p for p in Path(directory).glob(TEMPORARIES) if p.is_file())
+    for p in stale:
+        _discard(str(p))
+    return stale
 
 
 def save_figure(fig, path: Path) -> None:
@@ -171,12 +227,10 @@ def save_figure(fig, path: Path) -> None:
     fig : matplotlib.figure.Figure
         The figure (saved at 130 dpi, at its own size).
     path : pathlib.Path or str
-        The file to write; its suffix picks the format and its folder is created if needed.
+        The file to write; its suffix picks the format (PNG without one) and its folder is created if needed.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
-    os.close(fd)
+    tmp = _temporary(path)
     engine, dpi = fig.get_layout_engine(), fig.dpi
     try:
         fig.set_dpi(_DPI)  # lay out with the renderer the drawing then reuses (its text metrics are cached)
@@ -186,10 +240,10 @@ def save_figure(fig, path: Path) -> None:
             except ValueError:  # as Figure.draw: a layout that cannot be done leaves the figure as it is
                 pass
         fig.set_layout_engine(None)
-        fig.savefig(tmp, dpi=_DPI)
+        fig.savefig(tmp, dpi=_DPI, format=path.suffix[1:] or "png")
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        _discard(tmp)
         raise
     finally:
         fig.set_layout_engine(engine)
@@ -226,8 +280,8 @@ def load_claims(path: Path) -> list[Claim]:
                      for k, v in e.items() if k in fields}) for e in entries]
 
 
-_PLURAL = {"cross-check": "cross-checks", "paper": "reproductions of a paper's numbers",
-           "regression": "regression values"}
+_PLURAL = {"cross-check": "cross-checks", "bound": "bounds", "ordering": "orderings",
+           "paper": "reproductions of a paper's numbers", "regression": "regression values"}
 
 
 def headline(claims: list[Claim]) -> str:
@@ -259,11 +313,59 @@ def _rows(group: list[Claim]) -> list[str]:
             for c in sorted(group, key=lambda c: (c.passed, c.id))]
 
 
+@contextlib.contextmanager
+def _signals_deferred():
+    """SIGINT and SIGTERM that arrive inside the block take effect as it ends (their handlers run, or the process
+    ends, once the block is done).
+
+    Python runs signal handlers in the main thread only, so elsewhere the block runs as it is: an interrupt
+    (``KeyboardInterrupt``) is raised in the main thread, not in this one. A signal whose handler was not set from
+    Python (``signal.getsignal`` gives ``None``) is left as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = {s: signal.signal(s, lambda signum, frame: received.append(signum))
+                for s in _DEFERRED if signal.getsignal(s) is not None}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(received):
+            signal.raise_signal(s)
+
+
+def _replace_together(files: dict[Path, str]) -> None:
+    """Write each file through a temporary, then rename them all into place, in order, with SIGINT and SIGTERM
+    held back: an interrupt leaves every file old (while the temporaries are written; they are removed) or every
+    file new (it takes effect after the last rename)."""
+    temporaries = []
+    try:
+        for path, data in files.items():
+            temporaries.append((_temporary(path, data), path))
+        with _signals_deferred():
+            for tmp, path in temporaries:
+                os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in temporaries:
+            _discard(tmp)
+        raise
+
+
 def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ...] = (), note: str = "") -> None:
-    """Write ``claims.json`` (one entry per claim) and ``REPORT.md``.
+    """Write ``REPORT.md`` and ``claims.json`` (one entry per claim) as a pair: both old or both new.
 
     ``REPORT.md`` has the headline per kind of evidence, then the findings (informational comparisons that do not
     hold), then one table per kind (failures first), then ``appendices``.
+
+    Both files are first written to temporaries beside them; the two renames into place then run with SIGINT and
+    SIGTERM held back, so an interrupt (Ctrl-C, or ``SIGTERM``, which ``python -m verify`` turns into one) leaves
+    the old pair (while the temporaries are written; they are removed) or the new pair (it takes effect after the
+    second rename), never one of each. Only a process killed outright between the two renames (``SIGKILL``, a
+    lost machine) can split them: ``REPORT.md`` is renamed first and ``claims.json`` last, so ``claims.json``, the
+    file ``--only`` merges into and the theorem index reads, is then still the old one, as complete as before.
 
     Parameters
     ----------
@@ -277,11 +379,11 @@ def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ..
         Printed under the headline.
     """
     directory = Path(directory)
-    atomic_write(directory / "claims.json", json.dumps([asdict(c) for c in claims], indent=2) + "\n")
     lines = [
         "# Verification report",
         "",
-        headline(claims) + ". Regenerate with `make verify` (or `make verify-quick`).",
+        headline(claims) + ". Regenerate with `make verify` (full sizes, into figures/) or `make verify-quick` "
+                           "(small sizes, into figures/quick/).",
         "",
         *(f"- **{kind}**: {meaning}." for kind, meaning in KINDS.items()),
         "",
@@ -292,11 +394,13 @@ def write_report(claims: list[Claim], directory: Path, appendices: tuple[str, ..
         lines += ["## Findings", "", "Comparisons that do not hold and are not meant to: each is a number where a "
                   "paper's printed value, or its qualitative statement, disagrees with what the toolkit computes "
                   "(the claim's tolerance column says why). They never fail the run.", "", *_TABLE, *_rows(findings), ""]
-    titles = {"cross-check": "Cross-checks", "paper": "Reproductions of a paper's numbers",
+    titles = {"cross-check": "Cross-checks", "bound": "Bounds", "ordering": "Orderings",
+              "paper": "Reproductions of a paper's numbers",
               "regression": "Regression values", "informational": "Other informational comparisons"}
     for kind, title in titles.items():
         group = [c for c in claims if c.kind == kind and not c.finding]
         if group:
             lines += [f"## {title}", "", *_TABLE, *_rows(group), ""]
     lines += [section.rstrip() + "\n" for section in appendices]
-    atomic_write(directory / "REPORT.md", "\n".join(lines))
+    _replace_together({directory / "REPORT.md": "\n".join(lines),
+                       directory / "claims.json": json.dumps([asdict(c) for c in claims], indent=2) + "\n"})

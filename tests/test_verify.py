@@ -54,9 +54,13 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     assert "Seed 002, Figure 3" in (tmp_path / "REPORT.md").read_text()  # the rendered rate table is in the report
     ids = {c["id"] for c in claims}
     assert len(ids) == len(claims)  # one claim per configuration: no id counted twice
-    checks = [c for c in claims if c["kind"] != "informational"]
+    checks = [c for c in claims if c["kind"] not in ("informational", "ordering")]
     # a check must be able to fail: no bound side 10× away from its measurement, no [x, inf] on both sides
     assert {c["id"]: _loose_bound_sides(c) for c in checks if c["bounds"] and _loose_bound_sides(c)} == {}
+    # an ordering compares a measured ratio with 1 (or a measured value with 0): one side at 1 or 0, the other open
+    orderings = [c for c in claims if c["kind"] == "ordering"]
+    assert orderings and all(c["bounds"] is not None and sorted(c["bounds"]) in ([1.0, math.inf], [0.0, 1.0])
+                             for c in orderings)
     # claims that held by construction are informational: β* = DP-SGD at η = 1, the LTI-accepting tolerance
     info = {c["id"] for c in claims if c["kind"] == "informational"}
     assert {"fig1.ratio.eta=1", "linreg.exact_over_lti.eta=0.005", "fig3.sim.logistic.DP-SGD"} <= info
@@ -80,7 +84,7 @@ def test_a_failing_claim_is_reported_as_failed():
 def test_every_claim_says_what_evidence_it_is():
     from dptheory.claims import Claim
 
-    with pytest.raises(ValueError, match="kind must be one of 'cross-check', 'paper', 'regression', 'informational'"):
+    with pytest.raises(ValueError, match="kind must be one of 'cross-check', 'bound', 'ordering', 'paper', 'regression', 'informational'"):
         Claim("x", "p", "w", "s", predicted=1.0, measured=1.0, rtol=0.0)
     with pytest.raises(ValueError, match="got 'independent'"):
         Claim("x", "p", "w", "s", predicted=1.0, measured=1.0, rtol=0.0, kind="independent")
@@ -167,3 +171,30 @@ def test_only_into_a_folder_without_claims_writes_a_report_of_those_scripts(tmp_
     claims = json.loads((tmp_path / "claims.json").read_text())
     assert claims and {c["script"] for c in claims} == {"analytic_core"}
     assert f"This report covers only analytic_core (quick sizes): {tmp_path} had no claims.json" in (tmp_path / "REPORT.md").read_text()
+
+
+def test_a_quick_run_writes_into_figures_quick_and_leaves_the_committed_figures_alone(tmp_path, monkeypatch):
+    """``make verify-quick`` (``python -m verify --quick``, no ``--out``) writes into figures/quick/, which git
+    ignores, and leaves every file of the committed figures/ as it was (issue 39)."""
+    from pathlib import Path
+
+    from dptheory.claims import load_claims
+    from verify.__main__ import OUT, QUICK_OUT
+
+    assert (OUT, QUICK_OUT) == (Path("figures"), Path("figures") / "quick")
+    assert "figures/quick/" in (Path(__file__).resolve().parent.parent / ".gitignore").read_text().splitlines()
+    monkeypatch.chdir(tmp_path)  # the default folders are relative to the working directory (the checkout's root)
+    monkeypatch.setenv("DPTHEORY_CACHE", str(tmp_path / "cache"))
+    committed = tmp_path / "figures"
+    committed.mkdir()
+    for name in ("claims.json", "REPORT.md", "figure1_mean_estimation.png", "comparison_table.md"):
+        (committed / name).write_text(f"the committed {name}")
+    files = lambda: {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in committed.iterdir() if p.is_file()}
+    before = files()
+    assert main(["--quick", "--only", "analytic_core", "--jobs", "1"]) == 0
+    assert files() == before
+    assert sorted(p.name for p in committed.iterdir() if p.is_dir()) == ["quick"]
+    report = (committed / "quick" / "REPORT.md").read_text()
+    assert "**Quick run** (`python -m verify --quick`, small sizes): this report, its claims.json and its figures are " \
+           "in `figures/quick/`" in report
+    assert {c.script for c in load_claims(committed / "quick" / "claims.json")} == {"analytic_core"}

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,6 +169,16 @@ def _checked(entry: dict, task) -> dict:
     return entry
 
 
+def _simulation_process() -> None:
+    """Start a process of :func:`run_all`'s own pool: SIGTERM ends it at once.
+
+    It writes no file (its results are cached by the process that runs the pool), so nothing is left half done,
+    and an interrupted ``python -m verify`` (which passes SIGTERM on to the pools) need not wait for the NumPy call
+    under way to return, as it would for a handler forked with the process (:class:`verify.__main__._Stop`).
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def run_all(tasks: list[Task | CommonTask], *, executor: cf.Executor | None = None,
             desc: str = "simulations") -> list[SimulationResult | tuple[SimulationResult, ...]]:
     cache = cache_dir()
@@ -183,7 +194,8 @@ def run_all(tasks: list[Task | CommonTask], *, executor: cf.Executor | None = No
             todo[k] = t
     if todo:
         own = executor is None
-        ex = executor or cf.ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1))
+        ex = executor or cf.ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1),
+                                                initializer=_simulation_process)
         try:
             futures = {ex.submit(_run, t): k for k, t in todo.items()}
             for fut in tqdm(cf.as_completed(futures), total=len(futures), desc=desc, leave=False):
