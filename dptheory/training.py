@@ -58,9 +58,9 @@ class TrainingRun:
     delta: float
 
     def __post_init__(self):
-        N = check_int("dataset_size", self.dataset_size, 1)
-        object.__setattr__(self, "dataset_size", N)
-        object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size, 1, N, why="at most dataset_size"))
+        fixed = FixedOrder(dataset_size=self.dataset_size, batch_size=self.batch_size)  # validates N and B
+        object.__setattr__(self, "dataset_size", fixed.dataset_size)
+        object.__setattr__(self, "batch_size", fixed.batch_size)
         object.__setattr__(self, "epochs", check_int("epochs", self.epochs, 1))
         object.__setattr__(self, "eps", check_in_interval("eps", self.eps, 0.0))
         object.__setattr__(self, "delta", check_in_interval("delta", self.delta, 0.0, 1.0))
@@ -68,7 +68,7 @@ class TrainingRun:
     @property
     def steps_per_epoch(self) -> int:
         """``⌊N/B⌋``."""
-        return self.dataset_size // self.batch_size
+        return self.fixed_order.min_sep
 
     @property
     def steps(self) -> int:

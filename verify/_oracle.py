@@ -26,8 +26,8 @@ def _max_prefix_error(decoder: np.ndarray) -> float:
 def measure(mechanism, problem, column: str, *, n: int, rho: float, participation, scale: float, seed: int):
     """``column`` (``"F_n"`` or ``"max_loss"``) of ``mechanism`` by the independent route: ``(value, se, route)``.
 
-    ``F_n`` is at the noise ``sens/√(2ρ)``; ``max_loss`` is the largest prefix error times ``sens·scale`` (``scale = 1``:
-    seed 003's loss; the row's noise multiplier: the prefix error at the calibrated std).
+    ``F_n`` is at the noise ``sens/√(2ρ)``; ``max_loss`` is the largest prefix error times ``sens·scale``
+    (``scale = 1``: seed 003's loss; the row's noise multiplier: the prefix error at the calibrated std).
 
     Parameters
     ----------

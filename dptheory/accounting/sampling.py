@@ -189,9 +189,15 @@ class CyclicPoisson:
         return cyclic_poisson_sigma(epsilon, dataset_size=self.dataset_size, batch_size=self.batch_size,
                                     steps=steps, cycle_length=self.cycle_length, delta=delta)
 
+    @property
+    def rate(self) -> float:
+        """``q = B/⌊N/c⌋``, the sampling rate within a partition (``B/N`` for one partition)."""
+        return cyclic_poisson_rounds(dataset_size=self.dataset_size, batch_size=self.batch_size, steps=1,
+                                     cycle_length=self.cycle_length)[0]
+
     def __str__(self) -> str:
         return (f"cyclic Poisson (N = {self.dataset_size}, B = {self.batch_size}, cycle {self.cycle_length}, "
-                f"q = {cyclic_poisson_rounds(dataset_size=self.dataset_size, batch_size=self.batch_size, steps=1, cycle_length=self.cycle_length)[0]:.4g})")
+                f"q = {self.rate:.4g})")
 
 
 @dataclass(frozen=True)
@@ -218,7 +224,7 @@ class PoissonSampling(CyclicPoisson):
         super().__post_init__()
 
     def __str__(self) -> str:
-        return f"Poisson sampling (N = {self.dataset_size}, B = {self.batch_size}, q = {self.batch_size / self.dataset_size:.4g})"
+        return f"Poisson sampling (N = {self.dataset_size}, B = {self.batch_size}, q = {self.rate:.4g})"
 
 
 class _Unamplified:
