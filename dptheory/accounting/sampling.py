@@ -3,27 +3,20 @@ sensitivity its noise multiplier is relative to, and its ε(σ) and σ(ε).
 
 Four schemes, each a frozen value (the privacy model of an ε, stated):
 
-=========================== ============================================ =========================== ==========
-scheme                      applies to                                   accountant                  amplified
-=========================== ============================================ =========================== ==========
-:class:`PoissonSampling`    DP-SGD (a strategy with one band, ``C = I``  PLD of the Poisson-          yes
-                            up to scale)                                 subsampled Gaussian
-:class:`CyclicPoisson`      a lower-triangular strategy with ``b̂ ≤ c``  PLD after the cyclic-        yes
-                            bands (BandMF, BSR, DP-SGD with ``b̂ = 1``)  Poisson reduction
-                                                                         (:mod:`.cyclic_poisson`)
-:class:`MinSeparated`       every strategy                               the exact Gaussian curve of  no
-                                                                         ``μ = 1/σ`` (Balle & Wang
-                                                                         2018; seed 004 Thm 1.1)
-:class:`FixedOrder`         every strategy                               :class:`MinSeparated` with   no
-                                                                         ``k = ⌈n/⌊N/B⌋⌉`` epochs,
-                                                                         ``b = ⌊N/B⌋``
-=========================== ============================================ =========================== ==========
+* :class:`PoissonSampling` (amplified): DP-SGD, a strategy with one band (``C = I`` up to scale); the PLD of the
+  Poisson-subsampled Gaussian;
+* :class:`CyclicPoisson` (amplified): a lower-triangular strategy with ``b̂ ≤ c`` bands (BandMF, BSR, DP-SGD with
+  ``b̂ = 1``); the PLD after the cyclic-Poisson reduction (:mod:`dptheory.accounting.cyclic_poisson`);
+* :class:`MinSeparated` (unamplified): every strategy; the exact Gaussian curve of ``μ = 1/σ`` (Balle & Wang 2018;
+  seed 004 Thm 1.1);
+* :class:`FixedOrder` (unamplified): every strategy; :class:`MinSeparated` with ``k = ⌈n/⌊N/B⌋⌉`` epochs and
+  ``b = ⌊N/B⌋``.
 
-Every scheme's ε is for add/remove-one adjacency (:attr:`~.models.Neighbouring.ADD_REMOVE`); under it a record
+Every scheme's ε is for add/remove-one adjacency (:attr:`dptheory.accounting.Neighbouring.ADD_REMOVE`); under it a record
 moves each step's clipped sum by at most the clip norm, which is also the zero-out relation of seed 003.
 
 The **noise multiplier** ``σ`` of a scheme is the noise std over (clip norm × the scheme's sensitivity
-:meth:`sensitivity`): the largest column norm ``max_j ‖C_{:,j}‖`` for the amplified schemes (each sampled step
+:meth:`CyclicPoisson.sensitivity`, :meth:`MinSeparated.sensitivity`): the largest column norm ``max_j ‖C_{:,j}‖`` for the amplified schemes (each sampled step
 reaches one column; Choquette-Choo et al. 2023, Thm 4), ``sens_Π(C)`` of seed 003 eq. 6 under the scheme's
 participation for the unamplified ones. A strategy that is not banded (BLT, ν-DP-FTRL, the tree, a dense
 factor) has ``b̂ = n`` bands, so cyclic Poisson applies to it only with ``c ≥ n`` (each partition used once).
@@ -63,7 +56,7 @@ def _strategy_bands(mechanism, steps: int) -> int:
 class CyclicPoisson:
     r"""Cyclic Poisson sampling: ``cycle_length`` fixed partitions, step ``t`` Poisson-samples partition ``t mod c``.
 
-    Choquette-Choo et al. 2023 (arXiv 2306.08153, Thm 4); :mod:`.cyclic_poisson`. Applies to a strategy with at
+    Choquette-Choo et al. 2023 (arXiv 2306.08153, Thm 4); :mod:`dptheory.accounting.cyclic_poisson`. Applies to a strategy with at
     most ``cycle_length`` bands; the noise multiplier is relative to its largest column norm.
 
     Attributes
@@ -150,7 +143,7 @@ class CyclicPoisson:
         return None
 
     def epsilon(self, noise_multiplier, *, steps: int, delta) -> EpsilonResult:
-        """ε at ``δ`` after ``steps`` steps (:func:`~.cyclic_poisson.cyclic_poisson_epsilon`).
+        """ε at ``δ`` after ``steps`` steps (:func:`dptheory.accounting.cyclic_poisson_epsilon`).
 
         Parameters
         ----------
@@ -184,7 +177,7 @@ class CyclicPoisson:
         Returns
         -------
         float
-            Noise std / (clip norm × :meth:`sensitivity`) (:func:`~.cyclic_poisson.cyclic_poisson_sigma`).
+            Noise std / (clip norm × :meth:`sensitivity`) (:func:`dptheory.accounting.cyclic_poisson_sigma`).
         """
         return cyclic_poisson_sigma(epsilon, dataset_size=self.dataset_size, batch_size=self.batch_size,
                                     steps=steps, cycle_length=self.cycle_length, delta=delta)
@@ -320,7 +313,7 @@ class MinSeparated(_Unamplified):
 
     Unamplified: the released ``C x + z`` is one Gaussian mechanism of sensitivity ``sens_Π(C)`` (seed 003 eq. 6),
     ``μ``-GDP with ``μ = 1/σ`` for the noise multiplier ``σ`` = noise std / (clip × ``sens_Π(C)``), so its exact
-    ε at δ is the Gaussian curve (:func:`~.gdp.gdp_epsilon`). Applies to every strategy.
+    ε at δ is the Gaussian curve (:func:`dptheory.accounting.gdp_epsilon`). Applies to every strategy.
 
     Attributes
     ----------
