@@ -15,10 +15,10 @@ Four schemes, each a frozen value (the privacy model of an ε, stated):
 Every scheme's ε is for add/remove-one adjacency (:attr:`dptheory.accounting.Neighbouring.ADD_REMOVE`); under it a record
 moves each step's clipped sum by at most the clip norm, which is also the zero-out relation of seed 003.
 
-The **noise multiplier** ``σ`` of a scheme is the noise std over (clip norm × the scheme's sensitivity
-:meth:`CyclicPoisson.sensitivity`, :meth:`MinSeparated.sensitivity`): the largest column norm ``max_j ‖C_{:,j}‖`` for the amplified schemes (each sampled step
-reaches one column; Choquette-Choo et al. 2023, Thm 4), ``sens_Π(C)`` of seed 003 eq. 6 under the scheme's
-participation for the unamplified ones. A strategy that is not banded (BLT, ν-DP-FTRL, the tree, a dense
+The **noise multiplier** ``σ`` of a scheme is the noise std over (clip norm × the scheme's sensitivity,
+:meth:`CyclicPoisson.sensitivity`, :meth:`MinSeparated.sensitivity`): the largest column norm ``max_j ‖C_{:,j}‖``
+for the amplified schemes (each sampled step reaches one column; Choquette-Choo et al. 2023, Thm 4),
+``sens_Π(C)`` of seed 003 eq. 6 under the scheme's participation for the unamplified ones. A strategy that is not banded (BLT, ν-DP-FTRL, the tree, a dense
 factor) has ``b̂ = n`` bands, so cyclic Poisson applies to it only with ``c ≥ n`` (each partition used once).
 The MMCC bound of Choquette-Choo et al. (ICLR 2024) for general strategies is not implemented: such strategies
 are charged unamplified, and :meth:`supports` says why.
