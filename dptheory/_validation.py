@@ -6,7 +6,9 @@ range, so that a REPL user sees at once what to change.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 
 import numpy as np
 
@@ -32,6 +34,8 @@ def check_real(name: str, value) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number, got {value!r}") from None
+    except OverflowError:  # an int beyond the doubles
+        raise ValueError(f"{name} must be finite, got an integer of {len(str(abs(value)))} digits") from None
     if not math.isfinite(x):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return x
@@ -177,3 +181,155 @@ def check_callable(name: str, value):
 
 
 __all__ += ["check_real_values", "check_positive_int", "check_callable"]
+
+
+# -- sizes: refuse before allocating (issue 36) ------------------------------------------------------------------
+
+#: The memory one call may ask for, in bytes (2 GiB). Every route whose memory grows with a parameter (steps ``n``,
+#: dimension ``d``, buffers, bands, participation patterns, accountant grids) estimates its cost first and refuses
+#: above this budget with :func:`check_size`; assign another value to the module attribute to move it.
+SIZE_BUDGET = 2 << 30
+
+
+def _fmt_bytes(nbytes: float) -> str:
+    """``nbytes`` in the largest binary unit it reaches, to 3 digits (``7.45 GiB``)."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
+def check_size(name: str, value: int, cost, *, what: str = "", lo: int = 1) -> int:
+    """Return ``value`` if ``cost(value)`` bytes fit in :data:`SIZE_BUDGET`, else raise naming ``name``.
+
+    The one size policy of the package: a route whose memory grows with a parameter calls this before it
+    allocates. The message names the parameter as the caller spelled it, the bytes it would need and the largest
+    value that fits (by bisection on ``cost``).
+
+    Parameters
+    ----------
+    name : str
+        The caller's parameter (``"n"``, ``"horizon"``, ``"d"``, ``"buffers"``, ...).
+    value : int
+        Its value (already validated as a whole number).
+    cost : callable
+        ``cost(v)``: the bytes the route needs at value ``v``, non-decreasing in ``v``.
+    what : str, optional
+        What would be allocated, for the message (e.g. ``"the strategy coefficients"``).
+    lo : int, default 1
+        The smallest value of the parameter, where the bisection for the largest fitting value starts.
+
+    Returns
+    -------
+    int
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``cost(value)`` exceeds :data:`SIZE_BUDGET`.
+    """
+    budget = SIZE_BUDGET
+    needed = float(cost(value))
+    if needed <= budget:
+        return value
+    low, high = lo, value  # cost(high) does not fit
+    if float(cost(low)) > budget:
+        fits = f"no {name} fits"
+    else:
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if float(cost(mid)) <= budget else (low, mid)
+        fits = f"the largest {name} that fits is {low}"
+    shown = f"{value}" if value < 10**15 else f"{value:.6g}"
+    reason = f" for {what}" if what else ""
+    raise ValueError(
+        f"{name} = {shown} needs about {_fmt_bytes(needed)}{reason}, more than the {_fmt_bytes(budget)} size budget "
+        f"(dptheory._validation.SIZE_BUDGET): {fits}"
+    )
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` if it is a ``bool`` (or NumPy bool), else raise naming ``name``: ``"yes"`` or ``1`` is refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r:.80}")
+    return bool(value)
+
+
+def check_name(name: str, value) -> str | None:
+    """``value`` if it is ``None`` or a string, else raise naming ``name`` (a number is not a name)."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string or None, got {value!r:.80}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> str:
+    """``value`` if it is one of ``choices`` (strings), else raise naming ``name`` and listing them."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r:.80}")
+    return value
+
+
+def check_shape(name: str, value) -> tuple[int, ...]:
+    """``value`` as a tuple of positive ints (an int is a 1-tuple), else raise naming ``name``: one step's shape."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a tuple of positive integers, got {value!r:.80}")
+    return tuple(check_int(name, s, 1) for s in np.atleast_1d(np.asarray(value, dtype=object)))
+
+
+def rename_parameter(message: str, inner: str, outer: str) -> str | None:
+    """``message`` naming ``outer`` where it begins by naming the parameter ``inner``, else ``None``.
+
+    A check's message begins with the parameter's name (``"n must lie in [1, inf)"``, ``"n = 1000000000 needs
+    about …"``); this puts the caller's name in its place, and in "the largest n that fits".
+
+    Parameters
+    ----------
+    message : str
+        The refusal's message.
+    inner : str
+        The name the inner route gave the parameter.
+    outer : str
+        The caller's name for it (another keyword, a command-line option).
+
+    Returns
+    -------
+    str or None
+        The message naming ``outer``, or ``None`` if it does not begin with ``inner``.
+    """
+    if not re.match(rf"{re.escape(inner)}(?= (must|=|has) )", message):
+        return None
+    renamed_message = outer + message[len(inner):]
+    return renamed_message.replace(f"the largest {inner} that fits", f"the largest {outer} that fits")
+
+
+@contextlib.contextmanager
+def renamed(inner: str, outer: str):
+    """Re-raise a refusal of an inner route that names its parameter ``inner`` as one naming the caller's ``outer``.
+
+    A route called with the caller's value under another name (``F_inf(horizon=n)`` asks
+    ``final_row_energy(q, n)``) refuses naming ``n``; inside ``with renamed("n", "horizon"):`` such a
+    ``ValueError`` names ``horizon`` instead (:func:`rename_parameter`). Other errors pass unchanged.
+
+    Parameters
+    ----------
+    inner : str
+        The parameter's name in the inner route.
+    outer : str
+        The caller's name for it.
+
+    Yields
+    ------
+    None
+    """
+    try:
+        yield
+    except ValueError as exc:
+        message = rename_parameter(str(exc), inner, outer)
+        if message is None:
+            raise
+        raise ValueError(message) from None
+
+
+__all__ += ["SIZE_BUDGET", "check_size", "check_bool", "check_name", "check_choice", "check_shape", "rename_parameter",
+            "renamed"]

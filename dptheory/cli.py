@@ -13,6 +13,7 @@ only when that subcommand is asked for.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import shlex
 import subprocess
@@ -123,12 +124,74 @@ def _numbers(text: str, what: str, sep: str = ",") -> list[float]:
 
 
 def _integer(text: str, what: str) -> int:
+    """``text`` as an int: digits, or a whole number written as a float (``1e9``)."""
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"{what} must be an integer, got {text!r}") from None
+        pass
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x) or x != int(x):
+        raise ValueError(f"{what} must be an integer, got {text!r}")
+    return int(x)
 
 
+def _whole(text: str) -> int:
+    """The argparse type of an integer option: :func:`_integer`, so that ``--horizon 1e9`` is 1000000000."""
+    try:
+        return _integer(text, "the value")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer value: {text!r}") from None
+
+
+#: The library's names of each subcommand's parameters -> the option as the user spells it (error messages)
+_OPTION_NAMES = {
+    "f-inf": {"horizon": "--horizon", "n": "--horizon", "rho": "--rho", "G": "--G"},
+    "sensitivity": {"horizon": "--horizon", "n": "--horizon", "rho": "--rho"},
+    "epsilon": {"sigma": "--sigma", "q": "--q", "T": "--T", "delta": "--delta", "rho": "--rho", "eps": "--epsilon",
+                "epsilon": "--epsilon", "N": "--N"},
+    "blt": {"n": "--horizon", "buffers": "--buffers", "starts": "--starts", "loss": "--loss"},
+    "tree": {"n": "--n", "epochs": "--epochs", "sigma": "--sigma", "epsilon": "--epsilon", "delta": "--delta"},
+    "compare": {"horizon": "--horizon", "n": "--horizon", "rho": "--rho", "eps": "--epsilon", "delta": "--delta",
+                "G": "--G", "dataset_size": "--dataset-size", "batch_size": "--batch-size", "epochs": "--epochs"},
+}
+_PARTICIPATION_NAMES = {"max_participations": "K of --participation K:B", "min_sep": "B of --participation K:B",
+                        "participation": "--participation"}
+#: The options whose size a MemoryError most likely comes from, per subcommand
+_SIZE_OPTIONS = {"f-inf": "--horizon or the d of --problem", "sensitivity": "--horizon or --participation",
+                 "epsilon": "--T", "blt": "--horizon or --buffers", "tree": "--n or --epochs",
+                 "compare": "--horizon or --participation"}
+
+
+def _option_message(command: str | None, message: str) -> str:
+    """``message`` naming the option as the user spelled it where it names a library parameter."""
+    from ._validation import rename_parameter
+
+    for inner, outer in {**_OPTION_NAMES.get(command, {}), **_PARTICIPATION_NAMES}.items():
+        renamed = rename_parameter(message, inner, outer)
+        if renamed is not None:
+            return renamed
+    return message
+
+
+def _for_option(option: str):
+    """Decorate a spec parser so that its refusals name ``option`` (``--mechanism 'nu_ftrl:2': nu must lie …``)."""
+    def wrap(parse):
+        @functools.wraps(parse)
+        def parsed(spec):
+            try:
+                return parse(spec)
+            except ValueError as exc:
+                message = str(exc)
+                named = option in message or repr(spec) in message  # the option, or the spec as the user typed it
+                raise ValueError(message if named else f"{option} {spec!r}: {message}") from None
+        return parsed
+    return wrap
+
+
+@_for_option("--mechanism")
 def _mechanism(spec: str):
     """A mechanism from a spec of :data:`_MECHANISM_SPECS`."""
     name, colon, arg = spec.strip().partition(":")
@@ -160,6 +223,10 @@ def _mechanism(spec: str):
     return dpt.TreeAggregation(readout)
 
 
+#: Bytes per dimension of a linear-regression problem built from d=: its eigenvalues and the per-direction work
+#: of F_inf (pole integrals over a frequency grid at horizon=None)
+_BYTES_PER_DIMENSION = 8.0 * 1024
+
 _PROBLEM_KEYS = {
     "mean": ("eta", "sigma_sgd"),
     "linreg": ("eta", "d", "decay", "eigs", "sigma_sgd"),
@@ -167,6 +234,7 @@ _PROBLEM_KEYS = {
 }
 
 
+@_for_option("--problem")
 def _problem(spec: str):
     """A problem from a spec of :data:`_PROBLEM_SPECS`."""
     name, _, rest = spec.strip().partition(":")
@@ -202,13 +270,18 @@ def _problem(spec: str):
         else:
             if "d" not in params:
                 raise ValueError(f"problem linreg needs d (with decay, default 1) or eigs=L1:L2:..., got {spec!r}")
-            d = _integer(params["d"], "d")
+            d = _integer(params["d"], "d of --problem")
             if d < 1:
-                raise ValueError(f"d must be a positive integer, got {d}")
+                raise ValueError(f"d of --problem must be a positive integer, got {d}")
+            from ._validation import check_size
+
+            check_size("d of --problem", d, lambda m: _BYTES_PER_DIMENSION * m,
+                       what="the eigenvalues and their pole integrals")
             decay = _number(params.get("decay", "1"), "decay")
-            eigs = [k ** -decay for k in range(1, d + 1)]
         import numpy as np
 
+        if "eigs" not in params:
+            eigs = np.arange(1, d + 1, dtype=float) ** -decay
         return dpt.LinearRegression(eigs=np.asarray(eigs, dtype=float), **kw)
     for key in ("mu", "L"):
         if key not in params:
@@ -221,6 +294,7 @@ def _problem(spec: str):
     return dpt.StronglyConvex(**kw)
 
 
+@_for_option("--participation")
 def _participation(spec: str | None):
     """``None`` for single participation, else a ``Participation`` from ``K:B``."""
     if spec is None or spec.strip() in ("single", "1"):
@@ -376,6 +450,8 @@ def _epsilon(a, extra):
         return data, text
     conversions = _CONVERSIONS if a.conversion in (None, "all") else (a.conversion,)
     if a.rho is not None:
+        if not a.rho > 0.0:
+            raise ValueError(f"--rho must lie in (0, inf) (rho-zCDP with rho > 0), got {a.rho:g}")
         values = {c: accounting.epsilon_from_rho(a.rho, delta=a.delta, conversion=c) for c in conversions}
         data = {"command": "epsilon", "mode": "zcdp_to_epsilon", "rho": a.rho, "delta": a.delta, "epsilon": values}
         head = f"rho = {_g(a.rho)} zCDP -> (eps, delta = {_g(a.delta)})-DP"
@@ -471,11 +547,24 @@ def _compare(a, extra):
         privacy = {"rho": 1.0 if a.rho is None else a.rho}
     items = list(a.families or ([] if a.mechanism else dpt.comparison.DEFAULT_FAMILIES))
     items += [_mechanism(spec) for spec in a.mechanism or []]
-    table = dpt.compare(items, problem, horizon=a.horizon, participation=participation, G=a.G, timing=a.timing,
-                        **privacy)
+    trained = {k: v for k, v in (("dataset_size", a.dataset_size), ("batch_size", a.batch_size), ("epochs", a.epochs))
+               if v is not None}
+    if trained:
+        missing = [o for o, v in (("--dataset-size", a.dataset_size), ("--batch-size", a.batch_size),
+                                  ("--epochs", a.epochs), ("--epsilon", a.epsilon), ("--delta", a.delta)) if v is None]
+        if missing or a.rho is not None or a.participation is not None:
+            raise ValueError("the table as trained takes --dataset-size, --batch-size, --epochs, --epsilon and --delta "
+                             "together, without --rho or --participation" + (f"; missing {' '.join(missing)}" if missing else ""))
+    horizon = a.horizon if a.horizon is not None or trained else 1000
+    table = dpt.compare(items, problem, horizon=horizon, participation=participation, G=a.G, timing=a.timing,
+                        **privacy, **trained)
     data = {"command": "compare", **table.to_dict()}
     text = {"text": table.to_text, "markdown": table.to_markdown, "csv": table.to_csv}[a.format]()
-    if a.format == "text":
+    if a.format == "text" and trained:
+        text += ("\nunits: sensitivity in units of G, the one the row's noise multiplier is relative to (largest column "
+                 "norm where amplified); sigma = noise multiplier x sensitivity (noise std per unit G); max_loss, "
+                 "rms_loss = the prefix errors at that std, unsquared; F_n, F_inf in the problem's loss units")
+    elif a.format == "text":
         text += ("\nunits: sensitivity in units of G; sigma = sensitivity/sqrt(2 rho); max_loss, rms_loss unsquared "
                  "(seed 003 Eq. 10); F_n, F_inf in the problem's loss units")
     return data, text.rstrip("\n")
@@ -567,7 +656,7 @@ def _build(argv: list[str]) -> argparse.ArgumentParser:
     p.add_argument("--problem", required=True, metavar="SPEC", help="the learning problem (specs below)")
     p.add_argument("--rho", type=float, required=True, help="zCDP level rho > 0")
     p.add_argument("--G", type=float, default=1.0, help="clip norm G > 0: scales the privacy noise (default 1)")
-    p.add_argument("--horizon", type=int, default=None, metavar="N",
+    p.add_argument("--horizon", type=_whole, default=None, metavar="N",
                    help="steps n (default: none, the stationary F_inf)")
     p.add_argument("--participation", default=None, metavar="K:B", help="participation schema (default single)")
     p.add_argument("--kind", choices=_F_KINDS, default="exact",
@@ -581,7 +670,7 @@ def _build(argv: list[str]) -> argparse.ArgumentParser:
                 "where no exact route applies; with --rho also the noise multiplier sigma_dp "
                 "(dptheory.calibrate_noise).", _MECHANISM_SPECS + "\n\n" + _epilog(_SENS, _ADJ, _PART, _ZCDP))
     p.add_argument("--mechanism", required=True, metavar="SPEC", help="the mechanism (specs below)")
-    p.add_argument("--horizon", "--n", dest="horizon", type=int, default=None, metavar="N",
+    p.add_argument("--horizon", "--n", dest="horizon", type=_whole, default=None, metavar="N",
                    help="steps n (default: none, the streaming limit gamma_inf)")
     p.add_argument("--participation", default=None, metavar="K:B", help="participation schema (default single)")
     p.add_argument("--rho", type=float, default=None, help="also the noise multiplier at this zCDP level")
@@ -600,14 +689,14 @@ def _build(argv: list[str]) -> argparse.ArgumentParser:
                 "                         rdp_wor: fixed batch s = qN (needs --N), replace one (sensitivity 2C), upper bound.",
                 _epilog(_ZCDP, _DELTA, _CONVERT))
     p.add_argument("--delta", type=float, required=True, help="delta of (eps, delta)-DP, in (0, 1)")
-    p.add_argument("--rho", type=float, default=None, help="zCDP level rho >= 0 to convert to eps")
+    p.add_argument("--rho", type=float, default=None, help="zCDP level rho > 0 to convert to eps")
     p.add_argument("--epsilon", type=float, default=None, help="eps > 0 to convert to rho")
     p.add_argument("--conversion", choices=(*_CONVERSIONS, "all"), default=None,
                    help="rho <-> eps conversion (default all three)")
     p.add_argument("--sigma", type=float, default=None, help="DP-SGD noise multiplier (noise std sigma*C)")
     p.add_argument("--q", type=float, default=None, help="DP-SGD sampling rate in (0, 1]")
     p.add_argument("--T", type=float, default=None, help="DP-SGD rounds (whole, except for clt)")
-    p.add_argument("--N", type=int, default=None, help="data-set size (rdp_wor only: batch s = qN must be whole)")
+    p.add_argument("--N", type=_whole, default=None, help="data-set size (rdp_wor only: batch s = qN must be whole)")
     p.add_argument("--accountant", nargs="+", choices=_ACCOUNTANTS, default=None, help="accountants (default pld)")
 
     blt = sub.add_parser("blt", help="seed 003's Buffered Linear Toeplitz mechanisms: blt optimize",
@@ -621,11 +710,11 @@ def _build(argv: list[str]) -> argparse.ArgumentParser:
                 "MaxError or RmsError of the prefix sums times the sensitivity; jax_privacy's loss is the square). "
                 "The printed spec can be passed to f-inf and sensitivity as --mechanism.",
                 _epilog(_SENS, _ADJ, _PART))
-    p.add_argument("--horizon", "--n", dest="horizon", type=int, default=1000, metavar="N", help="steps n (default 1000)")
+    p.add_argument("--horizon", "--n", dest="horizon", type=_whole, default=1000, metavar="N", help="steps n (default 1000)")
     p.add_argument("--participation", default=None, metavar="K:B", help="participation schema (default single)")
-    p.add_argument("--buffers", type=int, default=2, metavar="D", help="buffers d (default 2)")
+    p.add_argument("--buffers", type=_whole, default=2, metavar="D", help="buffers d (default 2)")
     p.add_argument("--loss", choices=_BLT_LOSSES, default="max", help="MaxLoss (default) or RmsLoss")
-    p.add_argument("--starts", type=int, default=2, help="deterministic starts of L-BFGS-B, 1-4 (default 2)")
+    p.add_argument("--starts", type=_whole, default=2, help="deterministic starts of L-BFGS-B, 1-4 (default 2)")
 
     tree = sub.add_parser("tree", help="seed 000's tree-aggregation accounting: tree epsilon, tree sigma",
                           description="Seed 000 (Kairouz et al.): the privacy accounting of DP-FTRL with binary-tree "
@@ -652,9 +741,9 @@ upper: E^2 (floor(lg nE) + 1))""")])
             p.add_argument("--sigma", type=float, required=True, help="noise multiplier sigma > 0")
         else:
             p.add_argument("--epsilon", type=float, required=True, help="target eps > 0")
-        p.add_argument("--n", type=int, required=True, help="steps (tree leaves) per epoch")
+        p.add_argument("--n", type=_whole, required=True, help="steps (tree leaves) per epoch")
         p.add_argument("--delta", type=float, required=True, help="delta of (eps, delta)-DP, in (0, 1)")
-        p.add_argument("--epochs", type=int, default=1, help="epochs E (default 1; >1 needs restart or no_restart)")
+        p.add_argument("--epochs", type=_whole, default=1, help="epochs E (default 1; >1 needs restart or no_restart)")
         p.add_argument("--scheme", choices=_TREE_SCHEMES, default="single", help="default single")
         p.add_argument("--readout", choices=_TREE_READOUTS, default="vanilla",
                        help="released nodes: vanilla (GetSum) or all (Honaker); matters for no_restart only")
@@ -673,12 +762,18 @@ upper: E^2 (floor(lg nE) + 1))""")])
                 "BandMF needs n <= 256, dense routes n <= 2048.",
                 _MECHANISM_SPECS + "\n\n" + _PROBLEM_SPECS + "\n\n" + _epilog(_ZCDP, _DELTA, _SENS, _ADJ, _PART))
     p.add_argument("--problem", default="mean:eta=0.1", metavar="SPEC", help="the problem (default mean:eta=0.1)")
-    p.add_argument("--horizon", type=int, default=1000, metavar="N", help="steps n (default 1000)")
+    p.add_argument("--horizon", type=_whole, default=None, metavar="N",
+                   help="steps n (default 1000; as trained, E*floor(N/B))")
     p.add_argument("--participation", default=None, metavar="K:B", help="participation schema (default single)")
     p.add_argument("--rho", type=float, default=None, help="zCDP level (default 1 unless --epsilon/--delta)")
     p.add_argument("--epsilon", type=float, default=None, help="eps target, with --delta (exact Gaussian conversion)")
     p.add_argument("--delta", type=float, default=None, help="delta of the (eps, delta) target")
     p.add_argument("--G", type=float, default=1.0, help="clip norm (default 1)")
+    p.add_argument("--dataset-size", type=_whole, default=None, metavar="N",
+                   help="records N: with --batch-size, --epochs, --epsilon and --delta, the table at matched (eps, delta) "
+                        "as trained, each row by its tightest valid accountant (Poisson, cyclic Poisson, fixed order)")
+    p.add_argument("--batch-size", type=_whole, default=None, metavar="B", help="batch size B (as trained)")
+    p.add_argument("--epochs", type=_whole, default=None, metavar="E", help="epochs E (as trained)")
     p.add_argument("--families", nargs="+", choices=_FAMILIES, default=None,
                    help="families to build for the setting (default: all but blt_learned)")
     p.add_argument("--mechanism", action="append", metavar="SPEC", help="add a mechanism by its spec (repeatable)")
@@ -750,9 +845,11 @@ def main(argv=None) -> int:
         try:
             result = args.handler(args, extra)
         except ValueError as exc:  # the library's checks (ConditionError is a ValueError too)
-            args.parser.error(one_line(exc))
-        except ArithmeticError as exc:  # an argument so extreme that floating point overflows
-            args.parser.error(f"{type(exc).__name__}: {one_line(exc)}")
+            args.parser.error(_option_message(args.command, one_line(exc)))
+        except (ArithmeticError, MemoryError, RecursionError) as exc:  # an argument too extreme for this machine
+            what = _SIZE_OPTIONS.get(args.command, "the arguments")
+            args.parser.error(f"{type(exc).__name__} ({one_line(exc) or 'no message'}): {what} too large for this "
+                              f"machine or for double precision; try smaller values")
     except SystemExit as exc:
         return _status(exc.code)
     except KeyboardInterrupt:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from ._validation import check_in_interval, check_positive_array, check_positive_int
+from ._validation import check_in_interval, check_positive_array, check_positive_int, check_size
 
 __all__ = ["MeanEstimation", "LinearRegression", "StronglyConvex", "LOSSES", "Dynamics"]
 
@@ -209,6 +209,10 @@ class MeanEstimation(_SimulatedProblem):
             )
 
 
+#: Bytes per eigenvalue a :class:`LinearRegression` holds while it checks and copies them
+_BYTES_PER_EIGENVALUE = 32.0
+
+
 @dataclass(frozen=True)
 class LinearRegression(_SimulatedProblem):
     r"""Linear regression with Gaussian inputs (seed 004, eq. 8; §2.2, App. C).
@@ -233,6 +237,7 @@ class LinearRegression(_SimulatedProblem):
     sigma_sgd: float = 0.0
 
     def __post_init__(self):
+        check_size("len(eigs)", np.size(self.eigs), lambda d: _BYTES_PER_EIGENVALUE * d, what="the eigenvalues' copies")
         eigs = check_positive_array("eigs", self.eigs)
         eigs.setflags(write=False)
         object.__setattr__(self, "eigs", eigs)

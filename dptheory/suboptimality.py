@@ -29,7 +29,7 @@ from .mechanisms.toeplitz import MechanismLike, as_mechanism
 from .problems import LinearRegression, MeanEstimation
 from .mechanisms.spectral import _pole_modulus_sq, clustered_even_mean
 from .special import ellipk_complement
-from ._validation import check_int, check_privacy, check_real_values, check_variant
+from ._validation import check_int, check_privacy, check_real_values, check_size, check_variant, renamed
 
 __all__ = [
     "F_inf",
@@ -160,7 +160,13 @@ def F_inf(
         raise ValueError("variant='paper' exists only for MeanEstimation (App. B drops the factor 1/2)")
     mechanism, horizon = _check_mechanism_and_horizon(mechanism, problem, kind, horizon, method)
     exact_linreg_at_horizon = horizon is not None and kind == "exact" and isinstance(problem, LinearRegression)
-    n = _dp_variances(mechanism, problem, rho, G, method, horizon, participation, every_step=exact_linreg_at_horizon)
+    if exact_linreg_at_horizon:  # the (d, n) row energies and Isserlis sums, the d × d coupling
+        d = check_size("problem.d", problem.d, lambda m: 24.0 * m * m, what="the d x d coupling of the Isserlis sums")
+        check_size("horizon", horizon, lambda m: 8.0 * (6 * d * m + 3 * d * d),
+                   what=f"the row energies of d = {d} directions over every step")
+    with renamed("n", "horizon"):  # the mechanism's routes name the horizon n
+        n = _dp_variances(mechanism, problem, rho, G, method, horizon, participation,
+                          every_step=exact_linreg_at_horizon)
     if n is None:
         return math.inf
     if exact_linreg_at_horizon:

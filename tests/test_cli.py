@@ -70,6 +70,11 @@ COMMANDS = {
     "tree_epsilon": ["tree", "epsilon", "--sigma", "5", "--n", "100", "--epochs", "10", "--scheme", "no_restart",
                      "--delta", "1e-6", "--conversion", "classic", "--json"],
     "tree_sigma": ["tree", "sigma", "--epsilon", "1", "--n", "1024", "--delta", "1e-5", "--json"],
+    "f_inf_long": ["f-inf", "--mechanism", "nu_ftrl:0.05", "--problem", "mean:eta=0.1", "--rho", "1", "--horizon", "1e9",
+                   "--json"],
+    "tree_restarts": ["tree", "epsilon", "--sigma", "1", "--n", "100", "--delta", "1e-5", "--epochs", "1e9", "--scheme",
+                      "restart", "--json"],
+    "sensitivity_all_steps": ["sensitivity", "--mechanism", "tree", "--horizon", "64", "--participation", "64:1", "--json"],
     "compare": ["compare", "--families", "dpsgd", "sqrt", "--mechanism", "nu_ftrl:0.05", "--horizon", "256",
                 "--participation", "2:128", "--rho", "0.5", "--json"],
     "proactive": ["proactive", "calculator", "--sigma", "19.29962", "--N", "10000", "--k", "5", "--variant", "paper", "--json"],
@@ -82,17 +87,41 @@ COMMANDS = {
 #: bad input: (arguments, what the one line on stderr says)
 BAD_INPUT = [
     (["f-inf", "--mechanism", "nu_ftrl:0.05", "--problem", "mean:eta=0.1", "--rho", "-1"],
-     "dptheory f-inf: error: rho must lie in (0, inf), got -1"),
+     "dptheory f-inf: error: --rho must lie in (0, inf), got -1"),
     (["f-inf", "--mechanism", "bogus:1", "--problem", "mean:eta=0.1", "--rho", "1"], "unknown mechanism 'bogus:1'"),
     (["f-inf", "--mechanism", "dpsgd", "--problem", "mean:eta", "--rho", "1"], "malformed problem 'mean:eta'"),
     (["f-inf", "--mechanism", "tree", "--problem", "mean:eta=0.1", "--rho", "1"], "pass horizon=n"),
     (["f-inf", "--mechanism", "dpsgd", "--problem", "mean:eta=0.1", "--rho", "x"], "invalid float value: 'x'"),
-    (["epsilon", "--rho", "1", "--delta", "1.5"], "dptheory epsilon: error: delta must lie in (0, 1), got 1.5"),
+    (["epsilon", "--rho", "1", "--delta", "1.5"], "dptheory epsilon: error: --delta must lie in (0, 1), got 1.5"),
     (["sensitivity", "--mechanism", "dpsgd", "--n", "10", "--participation", "4"], "K:B"),
     (["compare", "--families", "nope"], "invalid choice: 'nope'"),
     (["proactive", "eps", "--sigma", "1.2", "--delta", "1e-4"], "dptheory proactive eps: error: sigma must satisfy"),
     (["f-inf", "--mechanism", "dpsgd", "--problem", "mean:eta=0.1", "--rho", "1", "--extra"], "unrecognized arguments"),
     ([], "dptheory: error: the following arguments are required: SUBCOMMAND"),
+    # issue 36: sizes refused before they are allocated, naming the option as spelled; rho > 0 as the conventions say
+    (["f-inf", "--mechanism", "optimal_cc", "--problem", "mean:eta=0.1", "--rho", "1", "--horizon", "1000000000"],
+     "dptheory f-inf: error: --horizon = 1000000000 needs about"),
+    (["f-inf", "--mechanism", "nu_ftrl:0.05", "--problem", "linreg:eta=0.1,d=100", "--rho", "1", "--horizon", "1e9"],
+     "the largest --horizon that fits is"),
+    (["f-inf", "--mechanism", "tree", "--problem", "mean:eta=0.1", "--rho", "1", "--horizon", "1e9"],
+     "--horizon = 1000000000 needs about"),
+    (["f-inf", "--mechanism", "nu_ftrl:0.05", "--problem", "mean:eta=0.1", "--rho", "1", "--horizon", "0"],
+     "dptheory f-inf: error: --horizon must lie in [1, inf), got 0"),
+    (["f-inf", "--mechanism", "nu_ftrl:0.05", "--problem", "linreg:eta=0.1,d=1000000000", "--rho", "1"],
+     "d of --problem = 1000000000 needs about"),
+    (["f-inf", "--mechanism", "nu_ftrl:2", "--problem", "mean:eta=0.1", "--rho", "1"],
+     "--mechanism 'nu_ftrl:2': nu must lie in (0, 1), got 2"),
+    (["blt", "optimize", "--buffers", "1000"], "dptheory blt optimize: error: --buffers = 1000 needs about"),
+    (["blt", "optimize", "--horizon", "1e9"], "--horizon = 1000000000 needs about"),
+    (["tree", "epsilon", "--sigma", "1", "--n", "100", "--delta", "1e-5", "--epochs", "1e9", "--scheme", "no_restart"],
+     "dptheory tree epsilon: error: --epochs = 1000000000 needs about"),
+    (["epsilon", "--rho", "0", "--delta", "1e-5"], "dptheory epsilon: error: --rho must lie in (0, inf)"),
+    (["epsilon", "--sigma", "1", "--q", "0.01", "--T", "1e9", "--delta", "1e-5"],
+     "dptheory epsilon: error: --T = 1000000000 rounds is above PLD_MAX_T"),
+    (["epsilon", "--sigma", "1e8", "--q", "0.01", "--T", "100", "--delta", "1e-5", "--accountant", "clt"],
+     "dptheory epsilon: error: --sigma = 1e+08 is beyond what the CLT formula resolves"),
+    (["sensitivity", "--mechanism", "nu_ftrl:0.05", "--horizon", "100", "--participation", "0:1"],
+     "--participation '0:1': max_participations must lie in [1, inf), got 0"),
 ]
 HELP = [
     (["--help"], ["f-inf", "sensitivity", "epsilon", "blt", "tree", "compare", "verify", "proactive", "rho-zCDP",
@@ -100,7 +129,7 @@ HELP = [
     (["f-inf"], ["rho-zCDP", "sigma_dp = sens/sqrt(2 rho)", "zero-out", "nu_ftrl:NU", "mean:eta=ETA", "in its units"]),
     (["sensitivity"], ["L2 sensitivity of the strategy C", "largest column L2 norm", "gamma_inf", "replace-one"]),
     (["epsilon"], ["additive failure probability", "nats", "Bun & Steinke", "Poisson(q), add/remove",
-                   "replace one (sensitivity 2C)", "Gaussian mechanisms only"]),
+                   "replace one (sensitivity 2C)", "Gaussian mechanisms only", "rho > 0.", "zCDP level rho > 0"]),
     (["blt", "optimize"], ["unsquared", "Thm 3.1", "sum(omega) < 1", "K:B"]),
     (["tree", "epsilon"], ["S^2/(2 sigma^2)", "per-leaf", "add/remove (zero-out)", "no_restart"]),
     (["compare"], ["MaxLoss", "F_n", "rho-zCDP", "zero-out"]),
@@ -260,6 +289,20 @@ def test_tree_epsilon_and_sigma(ran):
     assert close(out["epsilon"], ta.tree_epsilon(5.0, **kw))
     sig = as_json(ran["tree_sigma"]())
     assert close(sig["sigma"], ta.tree_sigma(1.0, n=1024, delta=1e-5)) and sig["epsilon"] <= 1.0 + 1e-12
+
+
+def test_sizes_with_a_closed_form_are_served(ran):
+    """Issue 36: F_n of nu-DP-FTRL at n = 10⁹ is its certified limit (it grew to 17.8 GB); 10⁹ tree restarts are E
+    times one tree's depth (no list of E entries); 64 participations in 64 steps leave one pattern, every step,
+    served at once (it allocated 572 MiB and failed after 40 s)."""
+    out = as_json(ran["f_inf_long"]())
+    assert out["horizon"] == 10**9 and close(out["value"], dpt.F_inf(dpt.nu_ftrl(0.05), dpt.MeanEstimation(0.1), rho=1.0,
+                                                                   horizon=10**9))
+    out = as_json(ran["tree_restarts"]())
+    assert out["epochs"] == 10**9 and out["sensitivity_sq"] == 7 * 10**9
+    out = as_json(ran["sensitivity_all_steps"]())
+    tree = dpt.TreeAggregation()
+    assert close(out["sensitivity"], float(np.linalg.norm(tree.strategy_matrix(64).sum(axis=1))))
 
 
 def test_compare_json_is_the_librarys_table(ran):

@@ -11,9 +11,13 @@ run forever and wrong for one built for ``n`` steps (a BLT of seed 003 can have 
 
 from __future__ import annotations
 
+from .._validation import check_choice
 from .zcdp import noise_multiplier
 
 __all__ = ["calibrate_noise"]
+
+#: The routes of a Toeplitz mechanism's limiting sensitivity (:meth:`dptheory.ToeplitzMechanism.limiting_sensitivity`).
+_METHODS = ("auto", "closed_form", "time", "frequency")
 
 
 def calibrate_noise(mechanism, *, rho, horizon=None, participation=None, method: str | None = None) -> float:
@@ -43,5 +47,5 @@ def calibrate_noise(mechanism, *, rho, horizon=None, participation=None, method:
     float
         The noise multiplier ``σ_dp``, ``math.inf`` where the sensitivity is infinite.
     """
-    routes = {} if method is None else {"method": method}
+    routes = {} if method is None else {"method": check_choice("method", method, _METHODS)}
     return noise_multiplier(mechanism.sensitivity(horizon, participation, **routes), rho=rho)

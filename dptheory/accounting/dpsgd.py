@@ -100,6 +100,8 @@ __all__ = [
     "ACCOUNTANTS",
     "PLD_DISCRETIZATION",
     "PLD_MAX_POINTS",
+    "PLD_MAX_T",
+    "PLD_MIN_RTOL",
     "PLD_RTOL",
     "accountant_epsilon",
     "dp_accounting_module",
@@ -135,6 +137,14 @@ PLD_MAX_POINTS = 2**22
 #: Coarsest grid :func:`exact_epsilon` tries (dp_accounting's connect-the-dots divides by ``e^d − 1``, which
 #: overflows above d ≈ 709; 64 still agrees with 8 to 5e-5 at σ = 1e-3, q = 0.01, T = 100, where ε ≈ 3.5e6).
 _PLD_COARSEST = 64.0
+#: Most rounds the PLD's grid refinement (``discretization=None``) takes: ~10 s at T = 10⁷ and ~30 s at 10⁸
+#: (σ = 1 or 5, q = 0.01, measured 2026-12-02); at 10⁹ it stopped unconverged at PLD_MAX_POINTS after 80 s.
+PLD_MAX_T = 10**8
+#: Smallest ``rtol`` of the PLD's grid refinement: 1e-7 converged at d = 7.6e-6 in 12 s (σ = 1, q = 0.01, T = 100,
+#: measured 2026-12-02); each decade below needs grids ~3× finer, towards PLD_MAX_POINTS per step.
+PLD_MIN_RTOL = 1e-7
+#: dp_accounting's ``_MAX_PMF_SPARSE_SIZE``: a sparse PMF whose ``T``-fold composition could exceed it goes dense
+_SPARSE_MAX_SIZE = 1000
 
 
 def dp_accounting_module():
@@ -528,7 +538,7 @@ def _pld_epsilon_at(sigma: float, q: float, T: int, delta: float, d: float, span
             lo, hi = common.compute_self_convolve_bounds(p._probs, T, tail)
             if hi - lo + 1 > PLD_MAX_POINTS:
                 raise _GridTooLarge("the composition", hi - lo + 1, d)
-    pld = pld.self_compose(T, tail_mass_truncation=tail)
+    pld = _densified(pld, T).self_compose(T, tail_mass_truncation=tail)
     composed = _pmfs(pld)
     points = max(p.size for p in composed)
     # true probabilities are >= 0, so the negative entries sample the FFT's round-off, which sits on every point:
@@ -545,6 +555,23 @@ def _pld_epsilon_at(sigma: float, q: float, T: int, delta: float, d: float, span
             f"by more than rtol/2 = {0.5 * rtol:g} ({eps:.6g} at delta, {shifted:.6g} at delta - {roundoff:.2g}); "
             f"a larger delta or a single step (T = 1, no FFT) is resolved")
     return shifted, points
+
+
+def _densified(pld, T: int):
+    """``pld`` with each sparse PMF that dp_accounting would turn dense for ``T`` compositions already dense.
+
+    Its sparse ``self_compose`` decides by the exact integer ``size**T`` (above 1000 it converts and composes by
+    FFT): at ``T = 10⁹`` that power alone has billions of bits and takes minutes. Deciding by ``T·ln(size)``
+    gives the same route, hence the same result, at once."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib  # noqa: PLC0415
+
+    def dense(pmf):
+        sparse = hasattr(pmf, "_loss_probs") and pmf.size > 1
+        return pmf.to_dense_pmf() if sparse and T * math.log(pmf.size) > math.log(_SPARSE_MAX_SIZE) else pmf
+
+    if pld._symmetric:
+        return pld_lib.PrivacyLossDistribution(dense(pld._pmf_remove))
+    return pld_lib.PrivacyLossDistribution(dense(pld._pmf_remove), dense(pld._pmf_add))
 
 
 def _grid_error(exc: _GridTooLarge, sigma: float, q: float, T: int, span: float, log_mass: float) -> ValueError:
@@ -629,6 +656,20 @@ def _pld_converged(sigma: float, q: float, T: int, delta: float, rtol: float) ->
     raise RuntimeError("unreachable: the PLD grid loop ends by convergence or by PLD_MAX_POINTS")
 
 
+def _check_refinement_cost(T: int, rtol: float) -> None:
+    """Refuse a PLD grid refinement whose cost is past its stated limits (:data:`PLD_MAX_T`, :data:`PLD_MIN_RTOL`)."""
+    if T > PLD_MAX_T:
+        raise ValueError(
+            f"T = {T} rounds is above PLD_MAX_T = {PLD_MAX_T:.0e} for the PLD accountant's grid refinement (30 s at "
+            f"T = 1e8; at 1e9 it stops unconverged after minutes): pass discretization= for one fixed grid (an upper "
+            f"bound), or use accountant='rdp' (an upper bound, O(1) in T) or 'clt_poisson' (an estimate)")
+    if rtol < PLD_MIN_RTOL:
+        raise ValueError(
+            f"rtol = {rtol:g} is below PLD_MIN_RTOL = {PLD_MIN_RTOL:g}, the smallest tolerance the PLD's grid "
+            f"refinement reaches in its stated cost (12 s at 1e-7; each decade below needs ~3x finer grids): use "
+            f"rtol >= {PLD_MIN_RTOL:g}, or discretization= for one fixed grid")
+
+
 def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discretization=None, rtol=PLD_RTOL,
                   n_samples: int = 2**16, seed: int = 0, level: float = 0.99, backend=None) -> EpsilonResult:
     """ε of ``T`` rounds of DP-SGD with noise multiplier ``σ`` and sampling rate ``q``, at ``δ``.
@@ -663,7 +704,8 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
     discretization : float in (0, inf), optional
         ``"pld"`` only: a fixed privacy-loss grid spacing; ``None`` (default) chooses it from the ε it resolves.
     rtol : float in (0, 1), default PLD_RTOL
-        ``"pld"`` only: the relative tolerance of the grid refinement and the round-off check.
+        ``"pld"`` only: the relative tolerance of the grid refinement (at least :data:`PLD_MIN_RTOL`) and the
+        round-off check.
     n_samples : int, default 2**16
         ``"mc"`` only: the number of Monte-Carlo samples.
     seed : int, default 0
@@ -684,7 +726,9 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
     ValueError
         For an unknown ``accountant`` or an argument out of range; for ``"pld"``, a grid above
         :data:`PLD_MAX_POINTS` points, or a δ the FFT's round-off would move ε at by more than ``rtol/2``, is
-        refused naming the parameter to change (module docstring).
+        refused naming the parameter to change (module docstring), and so is a grid refinement past its cost:
+        ``T`` above :data:`PLD_MAX_T` or ``rtol`` below :data:`PLD_MIN_RTOL`; a ``sigma`` so large that the
+        ``"clt"``/``"clt_poisson"`` formula cancels to 0 or ``"mc"`` cannot bracket ``delta``.
     """
     if accountant not in ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
@@ -701,6 +745,7 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
     interval = grid = moved = None
     if accountant == "pld":
         if discretization is None:
+            _check_refinement_cost(T, rtol)
             eps, grid, moved = _pld_converged(sigma, q, T, delta, rtol)
         else:
             eps, grid = _pld_fixed(sigma, q, T, delta, discretization, rtol), discretization
@@ -708,9 +753,21 @@ def exact_epsilon(sigma, *, q, T, delta, accountant: str = "pld", N=None, discre
         # what accountant_epsilon gives for T Poisson-sampled Gaussians composed into rdp_accountant(), bit for bit
         eps = _rdp_epsilon(rdp_poisson_gaussian(q, sigma, _rdp_orders()), T, delta)
     elif accountant in ("clt", "clt_poisson"):
-        eps = gdp_epsilon(mu_clt(sigma, q=q, T=T, form="uniform" if accountant == "clt" else "poisson"), delta=delta)
+        mu = mu_clt(sigma, q=q, T=T, form="uniform" if accountant == "clt" else "poisson")
+        if not mu > 0.0:  # e^{σ⁻²} rounds to 1 (σ ≳ 1e8): μ cancels to 0 in double precision
+            raise ValueError(f"sigma = {sigma:g} is beyond what the CLT formula resolves in double precision "
+                             f"(mu = q sqrt(T (e^(1/sigma^2) - 1)) cancels to 0; eps is then ~0): use a smaller sigma, "
+                             f"or accountant='rdp' or 'pld'")
+        eps = gdp_epsilon(mu, delta=delta)
     elif accountant == "mc":
-        res = mc_epsilon(sigma, q=q, T=T, delta=delta, n_samples=n_samples, seed=seed, level=level, backend=backend)
+        try:
+            res = mc_epsilon(sigma, q=q, T=T, delta=delta, n_samples=n_samples, seed=seed, level=level, backend=backend)
+        except ValueError as exc:
+            if "different signs" not in str(exc):  # scipy's root bracket: the sampled losses cannot reach delta
+                raise
+            raise ValueError(f"sigma = {sigma:g} is beyond what the Monte-Carlo accountant resolves at q = {q:g}, "
+                             f"T = {T}, delta = {delta:g} (its sampled privacy losses do not bracket delta; eps is "
+                             f"then ~0): use accountant='pld' or 'rdp'") from None
         eps, interval = res.eps, (res.lo, res.hi)
     else:
         if N is None:

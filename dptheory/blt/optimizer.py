@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from .._validation import check_in_interval, check_int, check_real_array
+from .._validation import check_in_interval, check_int, check_real_array, check_size
 from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
+from ..mechanisms.toeplitz import _windowed
 
 __all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
 
@@ -75,19 +76,6 @@ class _Problem:
         t = np.arange(n, dtype=float)
         weights = np.ones(n) if loss == "max" else (n - t) / n
         return cls(n, participation.participations(n), participation.min_sep, weights, penalty)
-
-
-def _windowed(c: np.ndarray, b: int, k: int) -> np.ndarray:
-    r"""``c̄_t = Σ_{i<k, ib≤t} c_{t−ib}`` (``c̄ = C u(π*)``, Thm 3.1) in ``O(n)``: blocks of length ``b``, a running
-    sum over blocks and the same sum ``k`` blocks back subtracted."""
-    n = c.size
-    m = -(-n // b)
-    blocks = np.zeros((m, b), dtype=c.dtype)
-    blocks.ravel()[:n] = c
-    s = np.cumsum(blocks, axis=0)
-    if k < m:
-        s[k:] -= s[:-k].copy()
-    return s.ravel()[:n]
 
 
 def _windowed_adjoint(v: np.ndarray, b: int, k: int) -> np.ndarray:
@@ -294,6 +282,7 @@ def theta_pair_loss(theta, theta_hat, n: int, participation: Participation | Non
     """
     D, d = _pair_differences(theta, theta_hat)
     n = check_int("n", n, 1)
+    _check_sizes(n, d)
     problem = _Problem.build(n, _check_participation(participation), _check_loss(loss), _check_penalty(penalty))
     return float(_evaluate(D, d, problem, gradient=False)[0])
 
@@ -331,6 +320,7 @@ def theta_pair_gradient(theta, theta_hat, n: int, participation: Participation |
     """
     D, d = _pair_differences(theta, theta_hat)
     n = check_int("n", n, 1)
+    _check_sizes(n, d)
     problem = _Problem.build(n, _check_participation(participation), _check_loss(loss), _check_penalty(penalty))
     value, _, _, d_points = _evaluate(D, d, problem, gradient=True)
     return float(value), d_points[0::2].copy(), d_points[1::2].copy()
@@ -457,7 +447,21 @@ def _start(d: int, top: float | None, lo: float, hi: float) -> np.ndarray:
     return np.log(-np.diff(points))
 
 
+def _cost(n: int, d: int) -> float:
+    """Bytes one evaluation of Alg. 4 holds: the gap masks ``(2d + 2)² (2d + 1)`` (bool and float), the powers
+    ``θ_j^s`` and ``θ̂_j^s`` (``d × n`` each, with a copy) and a dozen arrays of ``n`` steps."""
+    return 9.0 * (2 * d + 2) ** 2 * (2 * d + 1) + 32.0 * d * n + 96.0 * n
+
+
+def _check_sizes(n: int, d: int) -> None:
+    """Refuse ``buffers`` or ``n`` before an evaluation of Alg. 4 would exceed the size budget."""
+    check_size("buffers", d, lambda m: _cost(1, m), what="the decay-gap masks")
+    check_size("n", n, lambda m: _cost(m, d), what=f"the powers of {d} buffers over n steps")
+
+
 def _check_initial(initial, d: int) -> np.ndarray:
+    if isinstance(initial, (str, bytes)) or not hasattr(initial, "__len__") or len(initial) != 2:
+        raise ValueError(f"initial must be a decay pair (theta, theta_hat) of two sequences, got {initial!r:.80}")
     theta, theta_hat = initial
     D, size = _pair_differences(theta, theta_hat)
     if size != d:
@@ -528,6 +532,7 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     penalty = _check_penalty(penalty)
     max_iterations = check_int("max_iterations", max_iterations, 1)
     starts = check_int("starts", starts, 0 if initial is not None else 1, len(_STARTS))
+    _check_sizes(n, d)
     if participation.max_participations > 1 and participation.min_sep >= n:
         raise ValueError(
             f"participation has min_sep = {participation.min_sep} >= n = {n} with max_participations = "
@@ -673,6 +678,7 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
     participation = _check_participation(participation)
     d = check_int("buffers", buffers, 1, why="the number of BLT buffers d")
     max_evaluations = check_int("max_evaluations", max_evaluations, 1)
+    _check_sizes(n, d)
     t0 = time.perf_counter()
 
     def blt_of(x):

@@ -65,11 +65,13 @@ import scipy.optimize
 from array_api_compat import array_namespace
 from scipy.linalg import blas, lapack
 
-from .._validation import check_in_interval, check_int, check_real_array
-from .base import DenseMechanism, Participation, _check_participation
+from .._validation import (check_bool, check_in_interval, check_int, check_name, check_real_array, check_real_values,
+                           check_shape, check_size)
+from .base import DenseMechanism, Participation, _check_dense_n, _check_participation
 from .spectral import is_minimum_phase as _no_zero_in_closed_disk
 from .spectral import series_inverse
-from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_omega
+from .toeplitz import (_COEFF_BYTES, _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_method,
+                       _check_omega)
 
 __all__ = [
     "BandedMechanism", "BandedResult", "optimize_banded", "banded_sqrt", "banded_rms_objective", "BandedToeplitz",
@@ -79,6 +81,8 @@ __all__ = [
 #: Column norms within this relative distance of 1 count as unit norm (Thm 2's ``sens = √k'`` applies).
 _UNIT_RTOL = 1e-12
 _LOSSES = ("rms",)
+#: ``n × n`` float matrices one evaluation of BandMF's objective holds (C, N, B, BᵀB, the gradient)
+_OBJECTIVE_MATRICES = 5
 
 
 def _check_bands(bands, n: int) -> int:
@@ -299,8 +303,8 @@ def banded_sqrt(n: int, bands: int, *, normalise: bool = False) -> BandedMechani
     BandedMechanism
         The ``n × n`` strategy.
     """
-    n = check_int("n", n, 1)
-    bands = _check_bands(bands, n)
+    n = _check_dense_n(check_int("n", n, 1), 3)
+    bands, normalise = _check_bands(bands, n), check_bool("normalise", normalise)
     c = _sqrt_coeffs(bands)
     rows, cols = _band_index(n, bands)
     C = np.zeros((n, n))
@@ -336,7 +340,10 @@ def _separated_sensitivity_sq(c: np.ndarray, n: int, participation: Participatio
     ``j``; the ``i``-th step of any pattern is at least ``ib``, so the earliest ``π* = (0, b, …, (k'−1)b)`` attains the
     maximum. ``O(b̂ + k')``."""
     energy = np.concatenate([[0.0], np.cumsum(c * c)])  # energy[m] = ‖c_{0:m}‖²
-    return float(np.sum(energy[np.minimum(c.size, n - participation.earliest(n))]))
+    earliest = participation.earliest(n)
+    # past b̂ + (k' − 1)b steps every column of π* is whole: n → that length changes no term (and stays in int64)
+    n = min(n, c.size + (earliest.size - 1) * participation.min_sep)
+    return float(np.sum(energy[np.minimum(c.size, n - earliest)]))
 
 
 def _tail_is_negligible(beta: np.ndarray) -> bool:
@@ -355,7 +362,7 @@ class _BandedNoiseStream:
 
     def __init__(self, c: np.ndarray, shape: tuple[int, ...], like):
         self.xp = array_namespace(like)
-        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
+        self.shape = check_shape("shape", shape)
         self._c0 = float(c[0])
         self._rest = self.xp.reshape(self.xp.asarray(np.asarray(c[1:], dtype=float)), (c.size - 1,) + (1,) * len(self.shape))
         self.past = self.xp.zeros((c.size - 1, *self.shape), dtype=self.xp.float64)  # x_{t−1}, …, x_{t−b̂+1}
@@ -419,7 +426,7 @@ class BandedToeplitz(ToeplitzMechanism):
         c.setflags(write=False)
         self.coeffs = c
         self.bands = int(c.size)
-        self.name = name or f"BandedToeplitz(bands={self.bands})"
+        self.name = check_name("name", name) or f"BandedToeplitz(bands={self.bands})"
         self._stable: bool | None = None
         self._noise_support: int | None = None
 
@@ -595,7 +602,7 @@ class BandedToeplitz(ToeplitzMechanism):
         float
             ``sens_Π(C)``.
         """
-        participation = _check_participation(participation)
+        participation, method = _check_participation(participation), _check_method(method)
         if n is None:
             if participation.single:
                 return super().sensitivity(None, participation, method=method)
@@ -650,7 +657,7 @@ class BandedToeplitz(ToeplitzMechanism):
             A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
         """
         if steps is not None:
-            _check_horizon(steps)
+            check_int("steps", steps, 1)
         return _BandedNoiseStream(self.coeffs, shape, like)
 
 
@@ -676,6 +683,7 @@ def banded_sqrt_toeplitz(bands: int) -> BandedToeplitz:
         The strategy.
     """
     bands = check_int("bands", bands, 1, why="a banded strategy has at least one band")
+    check_size("bands", bands, lambda m: _COEFF_BYTES * m, what="the band coefficients")
     return BandedToeplitz(_sqrt_coeffs(bands), name=f"banded_sqrt_toeplitz(bands={bands})")
 
 
@@ -894,10 +902,10 @@ def optimize_banded(
     ------
     ValueError
         If ``loss`` is not ``"rms"``, ``participation`` has ``min_sep < bands`` with more than one participation,
-        or ``init`` is not a valid start.
+        or ``init`` is not a valid start, or the ``n × n`` work matrices would not fit the size budget.
     """
-    n = check_int("n", n, 1)
-    bands = _check_bands(bands, n)
+    n = _check_dense_n(check_int("n", n, 1), _OBJECTIVE_MATRICES)
+    bands, name = _check_bands(bands, n), check_name("name", name)
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {_LOSSES} (BandMF minimises the RmsLoss), got {loss!r}")
     steps = check_int("steps", steps, 0)

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.linalg
 from array_api_compat import array_namespace
 
-from .._validation import check_int, check_real_array
+from .._validation import check_int, check_name, check_real_array, check_real_values, check_shape, check_size, renamed
 
 __all__ = [
     "Mechanism", "Participation", "SINGLE_PARTICIPATION", "DenseMechanism", "dense_sensitivity", "SensitivityReport",
@@ -149,24 +149,37 @@ class Participation:
         Raises
         ------
         ValueError
-            If there are more than ``MAX_PATTERNS`` patterns.
+            If there are more than ``MAX_PATTERNS`` patterns, or they would not fit the size budget
+            (:func:`~dptheory._validation.check_size`); both are counted (:meth:`count_patterns`) before any is
+            built.
         """
+        n = check_int("n", n, 1)
         k, b = self.participations(n), self.min_sep
         count = self.count_patterns(n)
         if count > MAX_PATTERNS:
+            many = f"{count}" if count < 10**15 else f"about 10^{len(str(count)) - 1}"
             raise ValueError(
-                f"n = {n} with {self} has {count} participation patterns, more than the {MAX_PATTERNS} the dense "
+                f"n = {n:.6g} with {self} has {many} participation patterns, more than the {MAX_PATTERNS} the dense "
                 f"route enumerates: use a mechanism with a structured sensitivity or a smaller n"
             )
-        rows = np.arange(n)[:, None]
-        for _ in range(k - 1):
-            last = rows[:, -1]
-            reps = np.maximum(n - (last + b), 0)
-            base = np.repeat(rows, reps, axis=0)
-            starts = np.repeat(np.cumsum(reps) - reps, reps)  # where each row's run of offsets 0, 1, … begins
-            offsets = np.arange(starts.size) - starts
-            rows = np.concatenate([base, (np.repeat(last + b, reps) + offsets)[:, None]], axis=1)
-        return rows
+        # a pattern p is a k-subset c of [0, N) with N = n − (k − 1)(b − 1), by p_i = c_i + i(b − 1)
+        N = n - (k - 1) * (b - 1)
+        check_size("n", n, self._patterns_bytes, what=f"the {count} patterns of {k} steps")
+        if 2 * k <= N:
+            subsets = _subsets(N, k)
+        else:  # few steps left out: enumerate those N − k and keep the rest
+            keep = np.ones((count, N), dtype=bool)
+            if k < N:
+                keep[np.arange(count)[:, None], _subsets(N, N - k)] = False
+            subsets = np.nonzero(keep)[1].reshape(count, k)
+        return subsets + np.arange(k) * (b - 1)
+
+    def _patterns_bytes(self, n: int) -> float:
+        """Bytes :meth:`patterns` holds at ``n`` steps: the patterns (int64) and, where few steps are left out, the
+        ``count × N`` mask of the kept ones."""
+        k, count = self.participations(n), self.count_patterns(n)
+        N = n - (k - 1) * (self.min_sep - 1)
+        return 8.0 * count * k + (float(count) * N if 2 * k > N else 0.0)
 
     @property
     def single(self) -> bool:
@@ -175,6 +188,22 @@ class Participation:
 
     def __repr__(self) -> str:
         return f"Participation(max_participations={self.max_participations}, min_sep={self.min_sep})"
+
+
+def _subsets(N: int, k: int) -> np.ndarray:
+    """Every ``k``-subset of ``[0, N)`` as rows of increasing entries, in lexicographic order, ``C(N, k)`` of them.
+
+    Each partial subset is extended only where the entries still to come fit below ``N``, so that no step holds
+    more rows than the result (the unpruned tree of prefixes has ``C(N, j)`` rows at depth ``j``)."""
+    rows = np.arange(N - k + 1)[:, None]
+    for j in range(1, k):
+        last = rows[:, -1]
+        reps = np.maximum(N - (k - 1 - j) - (last + 1), 0)
+        base = np.repeat(rows, reps, axis=0)
+        starts = np.repeat(np.cumsum(reps) - reps, reps)  # where each row's run of offsets 0, 1, … begins
+        offsets = np.arange(starts.size) - starts
+        rows = np.concatenate([base, (np.repeat(last + 1, reps) + offsets)[:, None]], axis=1)
+    return rows
 
 
 #: One participation per example (seed 004 Thm 1.1, seed 000's single epoch).
@@ -213,27 +242,53 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
     Raises
     ------
     ValueError
-        If a participation pattern meets a negative entry of ``CᵀC`` (no exact route), or there are more
-        patterns than the dense route enumerates (:meth:`Participation.patterns`).
+        If ``C`` is not a finite real 2-D array with at least as many rows as columns (lower-triangular when
+        square), a participation pattern meets a negative entry of ``CᵀC`` (no exact route), there are more
+        patterns than the dense route enumerates (:meth:`Participation.patterns`), or ``CᵀC`` would not fit the
+        size budget. Where one pattern is left (``n = (k' − 1)b + 1``, e.g. every step participates) it is taken
+        directly.
     """
-    C = np.asarray(C, dtype=float)
+    C = _check_strategy(C)
     participation = _check_participation(participation)
     n = C.shape[1]
-    if participation.participations(n) == 1:
+    k = participation.participations(n)
+    if k == 1:
         return float(np.sqrt(np.max(np.einsum("ij,ij->j", C, C))))
+    count = participation.count_patterns(n)
+    if count == 1:  # n = (k' − 1)b + 1: the one pattern π* = (0, b, …), every step when b = 1; nothing to enumerate
+        cols = C[:, participation.earliest(n)]
+        if np.all(cols >= 0.0):  # then CᵀC ≥ 0 on π*: all u_i equal, ‖C u(π*)‖ (seed 003 §3.1), no Gram matrix
+            return float(np.linalg.norm(cols.sum(axis=1)))
+        P = participation.earliest(n)[None, :]
+    else:
+        P = participation.patterns(n)  # refuses past MAX_PATTERNS before it allocates
+    check_size("n", n, lambda m: 8.0 * m * m, what="the Gram matrix C^T C")
     X = C.T @ C
     best = 0.0
-    P = participation.patterns(n)
-    for chunk in np.array_split(P, max(1, P.shape[0] // 65536)):
+    rows = max(1, (64 << 20) // (8 * k * k))  # patterns per chunk: each chunk's Gram blocks within 64 MiB
+    for start in range(0, P.shape[0], rows):
+        chunk = P[start : start + rows]
         sub = X[chunk[:, :, None], chunk[:, None, :]]
         if np.any(sub < 0.0):
             raise ValueError(
-                "the strategy's Gram matrix C^T C has a negative entry on a participation pattern: the sensitivity is "
-                "then a semidefinite program over the per-participation contributions, not a sum of Gram entries; "
-                "no exact route exists for this mechanism under multiple participations"
+                f"participation = {participation} has no exact route here: the strategy's Gram matrix C^T C has a "
+                "negative entry on a participation pattern, so the sensitivity is a semidefinite program over the "
+                "per-participation contributions, not a sum of Gram entries (sensitivity_report gives bounds)"
             )
         best = max(best, float(np.max(sub.sum(axis=(1, 2)))))
     return math.sqrt(best)
+
+
+def _check_strategy(C) -> np.ndarray:
+    """A strategy matrix: 2-D, finite, real, non-empty, with at least as many rows as columns (one column per step);
+    lower-triangular when square."""
+    C = check_real_values("C", C, ndim=2, allow_empty=False)
+    m, n = C.shape
+    if m < n:
+        raise ValueError(f"C must have at least as many rows as columns (one column per step), got shape {C.shape}")
+    if m == n and np.any(np.triu(C, 1) != 0.0):
+        raise ValueError("C must be lower-triangular when square (a causal strategy: step t sees only steps <= t)")
+    return C
 
 
 def sensitivity_bounds(C: np.ndarray, participation: Participation | None = None) -> tuple[float, float]:
@@ -257,10 +312,11 @@ def sensitivity_bounds(C: np.ndarray, participation: Participation | None = None
     tuple of float
         ``(lower, upper)`` with ``lower ≤ sens_Π(C) ≤ upper``.
     """
-    C = np.asarray(C, dtype=float)
+    C = _check_strategy(C)
     participation = _check_participation(participation)
     n = C.shape[1]
     k = participation.participations(n)
+    check_size("n", n, lambda m: 16.0 * m * m, what="the Gram matrix |C^T C| and its sorted rows")
     lower = float(np.linalg.norm(C[:, participation.earliest(n)].sum(axis=1)))
     X = np.abs(C.T @ C)
     r = -np.sort(-X, axis=1)[:, :k].sum(axis=1)
@@ -328,6 +384,11 @@ def require_stationary(mechanism: "Mechanism", what: str) -> None:
         )
 
 
+def _check_dense_n(n: int, copies: float = 1.0, name: str = "n") -> int:
+    """``n`` if ``copies`` dense ``n × n`` float matrices fit the size budget (:func:`~dptheory._validation.check_size`)."""
+    return check_size(name, n, lambda m: 8.0 * copies * m * m, what=f"{copies:g} dense n x n matrices")
+
+
 def _last_row(energies: np.ndarray):
     """The last of :meth:`Mechanism.row_energies`' rows: a float for its 1-D (scalar ``q``) result, else one per ``q``."""
     return float(energies[-1]) if energies.ndim == 1 else energies[:, -1]
@@ -368,7 +429,7 @@ class Mechanism(abc.ABC):
         numpy.ndarray
             ``C[:n, :n]``, shape ``(n, n)``.
         """
-        n = check_int("n", n, 1)
+        n = _check_dense_n(check_int("n", n, 1), 3)
         return scipy.linalg.solve_triangular(self.noising_matrix(n), np.eye(n), lower=True)
 
     def noising_matrix(self, n: int) -> np.ndarray:
@@ -384,7 +445,7 @@ class Mechanism(abc.ABC):
         numpy.ndarray
             ``N[:n, :n]``, shape ``(n, n)``.
         """
-        n = check_int("n", n, 1)
+        n = _check_dense_n(check_int("n", n, 1), 3)
         return scipy.linalg.solve_triangular(self.strategy_matrix(n), np.eye(n), lower=True)
 
     def decoder_matrix(self, n: int) -> np.ndarray:
@@ -577,7 +638,9 @@ class Mechanism(abc.ABC):
         """
         if steps is None:
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
-        return DenseNoise(self.noising_matrix(check_int("steps", steps, 1)), shape, like)
+        with renamed("n", "steps"):
+            N = self.noising_matrix(check_int("steps", steps, 1))
+        return DenseNoise(N, shape, like)
 
     def stream_history(self, steps: int | None) -> int:
         """How many past white-noise inputs :meth:`noise_stream` keeps to stream ``steps`` steps.
@@ -651,11 +714,13 @@ class DenseNoise:
     def __init__(self, N: np.ndarray, shape: tuple[int, ...], like):
         self.xp = array_namespace(like)
         self.N = self.xp.asarray(N)
-        self.shape = tuple(shape)
+        self.shape = check_shape("shape", shape)
         self.history = self.xp.zeros((0, *self.shape), dtype=self.xp.float64)
 
     def __call__(self, z):
         xp = self.xp
+        if tuple(z.shape[1:]) != self.shape:
+            raise ValueError(f"z must have shape (K, *{self.shape}), got {tuple(z.shape)}")
         t0, K = self.history.shape[0], z.shape[0]
         if t0 + K > self.N.shape[0]:
             raise ValueError(f"the stream holds {self.N.shape[0]} steps; {t0 + K} were asked for")
@@ -697,7 +762,7 @@ class DenseMechanism(Mechanism):
         C.setflags(write=False)
         self.C = C
         self.size = C.shape[0]
-        self.name = name or f"DenseMechanism(n={self.size})"
+        self.name = check_name("name", name) or f"DenseMechanism(n={self.size})"
 
     def _check_n(self, n) -> int:
         return check_int("n", n, 1, self.size, why=f"{self.name} is defined for {self.size} steps")

@@ -31,17 +31,18 @@ from typing import Sequence
 
 import numpy as np
 
-from .._validation import check_in_interval, check_real_array
+from .._validation import (check_bool, check_choice, check_in_interval, check_int, check_name, check_real_array,
+                           check_size)
 from .base import Participation, _check_participation, _check_q
 from .streaming import BLTStream
-from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_omega
+from .toeplitz import _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_method, _check_omega
 
 __all__ = ["BLT", "output_scales", "blt_coeffs", "nu_ftrl_blt"]
 
 _FORMS = ("product", "alg5")
 
 
-def _check_decays(name: str, values, *, signed: bool) -> np.ndarray:
+def _check_decays(name: str, values, *, signed: bool, distinct: bool = True) -> np.ndarray:
     arr = np.asarray(values, dtype=float) if np.size(values) == 0 else check_real_array(name, values)
     arr = np.atleast_1d(arr).astype(float)
     if signed:
@@ -53,7 +54,7 @@ def _check_decays(name: str, values, *, signed: bool) -> np.ndarray:
     if np.any(bad):
         raise ValueError(f"{name} must lie in {rng} (buffer decays), got {arr[bad][0]!r}")
     order = np.sort(arr)
-    if order.size > 1 and np.any(np.diff(order) == 0.0):
+    if distinct and order.size > 1 and np.any(np.diff(order) == 0.0):
         dup = order[:-1][np.diff(order) == 0.0][0]
         raise ValueError(
             f"{name} must have distinct decays (Alg. 5 divides by theta_i - theta_j), got {dup!r} twice: "
@@ -103,8 +104,7 @@ def output_scales(theta, theta_hat, *, form: str = "product") -> np.ndarray:
     thh = _check_decays("theta_hat", theta_hat, signed=True)
     if th.size != thh.size:
         raise ValueError(f"theta and theta_hat must have the same length d, got {th.size} and {thh.size}")
-    if form not in _FORMS:
-        raise ValueError(f"form must be one of {_FORMS}, got {form!r}")
+    check_choice("form", form, _FORMS)
     if form == "product":
         num, den = _pairwise_products(th, thh)
         return num / den
@@ -124,10 +124,10 @@ def blt_coeffs(theta: np.ndarray, omega: np.ndarray, n: int) -> np.ndarray:
 
     Parameters
     ----------
-    theta : numpy.ndarray
-        The ``d`` buffer decays ``θ``.
-    omega : numpy.ndarray
-        The ``d`` output scales ``ω``.
+    theta : array_like
+        The ``d`` buffer decays ``θ``, in ``[−1, 1]`` without 0 (empty: ``d = 0``).
+    omega : array_like
+        The ``d`` output scales ``ω``, finite, one per decay.
     n : int
         The number of coefficients (at least 0).
 
@@ -135,8 +135,18 @@ def blt_coeffs(theta: np.ndarray, omega: np.ndarray, n: int) -> np.ndarray:
     -------
     numpy.ndarray
         ``c_0, …, c_{n−1}``, shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        If a decay or scale is not finite or out of range, ``theta`` and ``omega`` differ in length, or the
+        ``O(nd)`` powers would not fit the size budget.
     """
-    n = _check_length(n)
+    theta = np.zeros(0) if np.size(theta) == 0 else _check_decays("theta", theta, signed=True, distinct=False)
+    omega = np.zeros(0) if np.size(omega) == 0 else check_real_array("omega", omega)
+    if theta.size != omega.size:
+        raise ValueError(f"theta and omega must have the same length d, got {theta.size} and {omega.size}")
+    n = _check_length(n, per_step=8.0 * (theta.size + 2))
     out = np.zeros(n)
     if n == 0:
         return out
@@ -208,6 +218,7 @@ class BLT(ToeplitzMechanism):
 
     def __init__(self, theta: Sequence[float], omega: Sequence[float], *, signed: bool = False, name: str | None = None,
                  _theta_hat: np.ndarray | None = None, _omega_hat: np.ndarray | None = None):
+        signed, name = check_bool("signed", signed), check_name("name", name)
         th = _check_decays("theta", theta, signed=signed)
         om = np.atleast_1d(np.asarray(omega, dtype=float)) if np.size(omega) == 0 else check_real_array("omega", omega)
         if om.size != th.size:
@@ -223,7 +234,7 @@ class BLT(ToeplitzMechanism):
         self.theta, self.omega = th[order], om[order]
         self.theta.setflags(write=False)
         self.omega.setflags(write=False)
-        self.signed = bool(signed)
+        self.signed = signed
         self.d = int(th.size)
         self._theta_hat = None if _theta_hat is None else np.sort(_theta_hat)[::-1]
         self._omega_hat = None
@@ -306,10 +317,22 @@ class BLT(ToeplitzMechanism):
         ValueError
             If a decay or scale is out of range or the decays repeat, or the strategy's decays are complex.
         """
-        noising = cls(theta_hat, omega_hat, signed=True)
-        theta = noising.inverse_decays()
-        return cls(theta, output_scales(theta, noising.theta), signed=True, name=name, _theta_hat=noising.theta,
-                   _omega_hat=noising.omega)
+        name = check_name("name", name)
+        try:
+            noising = cls(theta_hat, omega_hat, signed=True)
+        except ValueError as exc:  # the noising BLT's own check: its theta and omega are the caller's (θ̂, ω̂)
+            message = str(exc)
+            caller = ("theta_hat and omega_hat" if message.startswith("theta and omega") else
+                      "theta_hat" if message.startswith("theta") else "omega_hat")
+            raise ValueError(f"{caller} (the noising BLT's decays and scales): {message}") from None
+        try:
+            theta = noising.inverse_decays()
+            return cls(theta, output_scales(theta, noising.theta), signed=True, name=name, _theta_hat=noising.theta,
+                       _omega_hat=noising.omega)
+        except ValueError as exc:  # a derived θ out of range, complex or repeated: the caller gave (θ̂, ω̂)
+            raise ValueError(f"theta_hat and omega_hat define no BLT strategy: the strategy's decays "
+                             f"theta = eig(diag theta_hat - 1 omega_hat^T) must be real, distinct and in [-1, 1] "
+                             f"without 0 ({exc})") from None
 
     # -- the inverse BLT(θ̂, ω̂) ----------------------------------------------------------------------------
     def inverse_decays(self) -> np.ndarray:
@@ -544,7 +567,7 @@ class BLT(ToeplitzMechanism):
         float
             ``sens_Π(C)``.
         """
-        participation = _check_participation(participation)
+        participation, method = _check_participation(participation), _check_method(method)
         if method == "auto" and participation.single and n is not None:
             return math.sqrt(self.strategy_energy(n))
         if method == "auto" and n is None and not participation.single and self.theorem_3_1_holds():
@@ -600,7 +623,8 @@ class BLT(ToeplitzMechanism):
             The energies, shape ``(n,)`` for scalar ``q``, ``(len(q), n)`` for 1-D ``q``.
         """
         qs, scalar = _check_q(q)
-        n = _check_horizon(n)
+        n = check_size("n", _check_horizon(n), lambda m: 8.0 * ((self.d + 1) ** 2 + qs.size + 4) * m,
+                       what="the row energies")
         closed = np.zeros(qs.size, dtype=bool)
         if self.d > 0 and np.any(qs == 1.0):
             a, lam, ok = self._partial_fractions(1.0, bound=_FINITE_SUM_BOUND)
@@ -681,7 +705,7 @@ class BLT(ToeplitzMechanism):
             A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
         """
         if steps is not None:
-            _check_horizon(steps)
+            check_int("steps", steps, 1)
         if self._omega_hat is not None:  # defined by its noising BLT (from_noising): Alg. 2 on (θ̂, ω̂), in chunks
             return BLTStream(self._theta_hat, self._omega_hat, shape, like, inverse=False)
         return BLTStream(self.theta, self.omega, shape, like, inverse=True)
@@ -711,6 +735,8 @@ class BLT(ToeplitzMechanism):
 _SQRT_S_MAX = 80.0
 #: :func:`nu_ftrl_blt`'s nodes beyond this ``s`` (decays below ``e^{−12}``) are merged into one buffer
 _SQRT_S_MERGE = 12.0
+#: The most buffers :func:`nu_ftrl_blt` builds: none beyond about 100 has decays that double precision resolves
+_NU_MAX_BUFFERS = 256
 
 
 def nu_ftrl_blt(nu: float, *, step: float = 0.45) -> BLT:
@@ -739,6 +765,11 @@ def nu_ftrl_blt(nu: float, *, step: float = 0.45) -> BLT:
     linear regression (measured 2026-11-25; ``tests/test_blt.py`` holds them to 1e-7 and 1e-6); compare ``F_inf``
     of both for a problem of your own.
 
+    Double precision resolves the strategy's decays (the eigenvalues of ``diag θ̂ − 1ω̂ᵀ``) only where the
+    nodes' decays ``r e^{−s_k}`` stay apart: at the default step for ``ν`` from about ``1e-6`` to ``1 − 1e-10``
+    (measured 2026-12-02; a smaller step narrows it). Outside, the call refuses naming ``nu`` and ``step``;
+    ``nu_ftrl(nu)`` is the mechanism itself.
+
     Parameters
     ----------
     nu : float in (0, 1)
@@ -750,10 +781,24 @@ def nu_ftrl_blt(nu: float, *, step: float = 0.45) -> BLT:
     -------
     BLT
         The strategy ``C`` (signed) defined by its noising BLT, named ``nu_ftrl_blt(ν)``.
+
+    Raises
+    ------
+    ValueError
+        If ``nu`` or ``step`` is out of range, ``step`` gives more than 256 buffers, or double precision cannot
+        resolve the strategy's decays at this ``nu`` and ``step``.
     """
     nu = check_in_interval("nu", nu, 0.0, 1.0)
     h = check_in_interval("step", step, 0.0, 1.0, hi_closed=True)
     r = 1.0 - nu
+    span = math.log(_SQRT_S_MERGE) - math.log(nu * 1e-4)  # the nodes kept apart; those beyond 12 become one buffer
+    buffers = math.floor(span / h) + 2
+    if buffers > _NU_MAX_BUFFERS:  # refused before the O(d²) arrays and the O(d³) eigenproblem
+        raise ValueError(
+            f"nu = {nu:g} at step = {h:g} gives {buffers} buffers, more than the {_NU_MAX_BUFFERS} nu_ftrl_blt builds "
+            f"(double precision resolves the strategy's decays of none beyond about 100; measured): the smallest "
+            f"step at this nu is {span / (_NU_MAX_BUFFERS - 2):.3g} (served at the default step for nu from about "
+            f"1e-6 to 1 - 1e-10)")
     s = np.exp(np.arange(math.log(nu * 1e-4), math.log(_SQRT_S_MAX) + h, h))
     theta_hat = r * np.exp(-s)
     omega_hat = -(h / math.pi) * s * np.exp(-0.5 * s) * np.sqrt(-np.expm1(-s)) * r
@@ -761,4 +806,11 @@ def nu_ftrl_blt(nu: float, *, step: float = 0.45) -> BLT:
     merged = float(np.sum(omega_hat[fast]))
     theta_hat = np.append(theta_hat[~fast], float(np.sum(omega_hat[fast] * theta_hat[fast])) / merged)
     omega_hat = np.append(omega_hat[~fast], merged)
-    return BLT.from_noising(theta_hat, omega_hat, name=f"nu_ftrl_blt({nu:g}, step={h:g})")
+    try:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return BLT.from_noising(theta_hat, omega_hat, name=f"nu_ftrl_blt({nu:g}, step={h:g})")
+    except ValueError as exc:
+        raise ValueError(
+            f"nu = {nu:g} at step = {h:g} is beyond what double precision resolves for nu_ftrl_blt (served at the "
+            f"default step for nu from about 1e-6 to 1 - 1e-10; use nu_ftrl(nu) itself, or a larger step): {exc}"
+        ) from None

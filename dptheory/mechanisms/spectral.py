@@ -35,6 +35,7 @@ from .._validation import (
     check_positive_array,
     check_real_array,
     check_real_values,
+    check_size,
 )
 
 __all__ = [
@@ -109,6 +110,8 @@ def periodic_mean(
         prev = cur
 
 
+#: Bytes the series inversion holds per coefficient: the result and the FFT work arrays of the blocked route
+_INVERSE_BYTES = 64.0
 _RECURRENCE_WORK = 1 << 26  # multiply-adds below which the recurrence is used outright (~0.1 s)
 _INVERSE_RTOL = 1e-12  # relative ℓ² error the FFT route must certify, else the recurrence is used
 UNIT_ROUNDOFF = np.finfo(float).eps / 2  #: u, the unit roundoff of float64
@@ -228,7 +231,7 @@ def series_inverse(beta: np.ndarray, n: int, *, method: str = "auto") -> np.ndar
         If ``β_0 = 0`` or ``method`` is not one of the routes.
     """
     beta = _check_leading_tap(check_real_array("beta", beta))
-    n = check_int("n", n, 0)
+    n = check_size("n", check_int("n", n, 0), lambda m: _INVERSE_BYTES * m, what="the inverse coefficients", lo=0)
     if method not in _INVERSE_METHODS:
         raise ValueError(f"method must be one of {_INVERSE_METHODS}, got {method!r}")
     if n == 0:

@@ -19,7 +19,7 @@ import numpy as np
 from array_api_compat import array_namespace, is_numpy_namespace
 from scipy import fft as sfft
 
-from .._validation import check_int, check_real_array
+from .._validation import check_int, check_real_array, check_shape
 
 __all__ = ["StreamingToeplitzNoise", "BLTStream"]
 
@@ -60,7 +60,7 @@ class StreamingToeplitzNoise:
         xp = self.xp = array_namespace(like)
         self.taps_host = check_real_array("taps", taps)
         self.n = self.taps_host.size
-        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
+        self.shape = check_shape("shape", shape)
         self.columns = int(math.prod(shape))
         self.max_columns = check_int("max_columns", max_columns, 1)
         self._past = xp.zeros((self.n - 1, self.columns), dtype=xp.float64)  # the last n − 1 inputs, oldest first
@@ -170,7 +170,7 @@ class BLTStream:
     def __init__(self, theta: np.ndarray, omega: np.ndarray, shape: tuple[int, ...], like, *, inverse: bool,
                  chunk: int = _BLT_CHUNK):
         self.xp = array_namespace(like)
-        self.shape = tuple(check_int("shape", s, 1) for s in np.atleast_1d(shape))
+        self.shape = check_shape("shape", shape)
         self.columns = int(math.prod(self.shape))
         self._theta_host, self._omega_host = np.asarray(theta, dtype=float), np.asarray(omega, dtype=float)
         d = int(self._theta_host.size)

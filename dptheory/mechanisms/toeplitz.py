@@ -30,8 +30,11 @@ import scipy.linalg
 from scipy import fft as sfft
 from scipy import integrate
 
-from .._validation import check_in_interval, check_int, check_real_array, check_real_values
-from .base import Mechanism, Participation, _check_participation, _check_q, _last_row, dense_sensitivity
+from .. import _validation
+from .._validation import (check_choice, check_in_interval, check_int, check_name, check_real_array, check_real_values,
+                           check_size, renamed)
+from .base import Mechanism, Participation, _check_dense_n, _check_participation, _check_q, _last_row, dense_sensitivity
+from .spectral import _INVERSE_BYTES as _COEFF_BYTES  # bytes a coefficient route holds per coefficient
 from .spectral import (
     UNIT_ROUNDOFF,
     _pole_modulus_sq,
@@ -64,6 +67,8 @@ __all__ = [
 _METHODS = ("auto", "closed_form", "time", "frequency")
 _STEP_DOWN_TAPS = 1024  # finite β up to this length have the multi-precision step-down route for γ∞
 _TAIL_RTOL = 1e-17  # relative energy left out when a time-domain sum is truncated
+#: Multiply-adds above which the earliest pattern's sum ``C u(π*)`` is taken by cumulative sums (O(n)), not k' shifts
+_PATTERN_SUM_WORK = 1 << 26
 
 
 def _check_horizon(n) -> int:
@@ -71,9 +76,10 @@ def _check_horizon(n) -> int:
     return check_int("n", n, 1)
 
 
-def _check_length(n) -> int:
-    """A number of coefficients: a whole number ``n >= 0``."""
-    return check_int("n", n, 0)
+def _check_length(n, per_step: float = _COEFF_BYTES) -> int:
+    """A number of coefficients: a whole number ``n >= 0`` whose arrays, ``per_step`` bytes a coefficient, fit the
+    size budget (:func:`~dptheory._validation.check_size`)."""
+    return check_size("n", check_int("n", n, 0), lambda m: per_step * m, what="the coefficient arrays", lo=0)
 
 
 def _check_omega(omega) -> np.ndarray:
@@ -98,9 +104,50 @@ def _check_gap(q, gap) -> tuple[np.ndarray, bool]:
 
 
 def _check_method(method: str) -> str:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method
+    return check_choice("method", method, _METHODS)
+
+
+def _windowed(c: np.ndarray, b: int, k: int) -> np.ndarray:
+    r"""``c̄_t = Σ_{i<k, ib≤t} c_{t−ib}`` (``c̄ = C u(π*)``, seed 003 Thm 3.1) in ``O(n)``: blocks of length ``b``,
+    a running sum over blocks and the same sum ``k`` blocks back subtracted (any dtype: the BLT optimiser's
+    complex-step checks use it too)."""
+    n = c.size
+    m = -(-n // b)
+    blocks = np.zeros((m, b), dtype=c.dtype)
+    blocks.ravel()[:n] = c
+    s = np.cumsum(blocks, axis=0)
+    if k < m:
+        s[k:] -= s[:-k].copy()
+    return s.ravel()[:n]
+
+
+def _earliest_pattern_sum(c: np.ndarray, k: int, b: int) -> np.ndarray:
+    """``C u(π*) = Σ_{j<k} c`` shifted by ``j b``: ``k`` shifted adds, or past :data:`_PATTERN_SUM_WORK` multiply-adds
+    :func:`_windowed` (``O(n)`` whatever ``k``)."""
+    n = c.size
+    if k * n > _PATTERN_SUM_WORK:
+        return _windowed(c, b, k)
+    v = np.zeros(n)
+    for start in range(0, k * b, b):
+        v[start:] += c[: n - start]
+    return v
+
+
+def _row_energy_bytes(poles: int, n: int) -> float:
+    """Bytes :meth:`ToeplitzMechanism.row_energies` holds for ``poles`` values of ``q`` over ``n`` steps."""
+    return 8.0 * (poles + 4) * n
+
+
+def _geometric_tail(q: np.ndarray, m: int) -> np.ndarray:
+    """``Σ_{j=1}^{m} q^{2j}`` elementwise for ``|q| ≤ 1`` (``m`` where ``|q| = 1``), by ``expm1`` so that ``q`` near 1
+    keeps its relative precision."""
+    q2 = q * q
+    out = np.full(q.shape, float(m))
+    inside = (q2 < 1.0) & (q2 > 0.0)
+    log_q2 = np.log(np.where(inside, q2, 0.5))
+    out[inside] = (q2 * -np.expm1(m * log_q2) / -np.expm1(log_q2))[inside]
+    out[q2 == 0.0] = 0.0
+    return out
 
 
 def _theorem_3_1_applies(c: np.ndarray) -> bool:
@@ -250,7 +297,7 @@ class ToeplitzMechanism(Mechanism):
         numpy.ndarray
             ``N[:n, :n]``, shape ``(n, n)``.
         """
-        n = _check_horizon(n)
+        n = _check_dense_n(_check_horizon(n))
         return scipy.linalg.toeplitz(self.noising_coeffs(n), np.zeros(n))
 
     def strategy_matrix(self, n: int) -> np.ndarray:
@@ -266,7 +313,7 @@ class ToeplitzMechanism(Mechanism):
         numpy.ndarray
             ``C[:n, :n]``, shape ``(n, n)``.
         """
-        n = _check_horizon(n)
+        n = _check_dense_n(_check_horizon(n))
         return scipy.linalg.toeplitz(self.strategy_coeffs(n), np.zeros(n))
 
     def sensitivity(self, n: int | None = None, participation: Participation | None = None, *, method: str = "auto") -> float:
@@ -302,6 +349,7 @@ class ToeplitzMechanism(Mechanism):
             ``sens_Π(C)``; ``inf`` where the coefficients overflow (non-minimum-phase ``β``).
         """
         participation = _check_participation(participation)
+        method = _check_method(method)
         if n is None:
             if participation.single:
                 return self.limiting_sensitivity(method=method)
@@ -324,10 +372,7 @@ class ToeplitzMechanism(Mechanism):
         if participation.participations(n) == 1:
             return _norm(c)
         if _theorem_3_1_applies(c):
-            v = np.zeros(n)
-            for start in participation.earliest(n):
-                v[start:] += c[: n - start]
-            return _norm(v)
+            return _norm(_earliest_pattern_sum(c, participation.participations(n), participation.min_sep))
         return dense_sensitivity(self.strategy_matrix(n), participation)
 
     def _tail_below_rounding(self, n: int) -> bool:
@@ -362,7 +407,9 @@ class ToeplitzMechanism(Mechanism):
     def final_row_energy(self, q, n: int):
         """The last of :meth:`row_energies` (:meth:`Mechanism.final_row_energy`).
 
-        The structured route costs no more for all rows than the dense one for the last.
+        The structured route costs no more for all rows than the dense one for the last. Where its ``O(n)`` rows
+        would not fit the size budget, the last row alone by :meth:`_long_row_energy` (a closed form for finite
+        ``β``, the certified limit for ν-DP-FTRL) where the mechanism has one; otherwise refused.
 
         Parameters
         ----------
@@ -376,7 +423,17 @@ class ToeplitzMechanism(Mechanism):
         float or numpy.ndarray
             A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
         """
+        qs, scalar = _check_q(q)
+        n = _check_horizon(n)
+        if _row_energy_bytes(qs.size, n) > _validation.SIZE_BUDGET:
+            last = self._long_row_energy(qs, n)
+            if last is not None:
+                return float(last[0]) if scalar else last
         return _last_row(self.row_energies(q, n))
+
+    def _long_row_energy(self, qs: np.ndarray, n: int) -> np.ndarray | None:
+        """``‖e_{n−1}ᵀ F_q N‖²`` per ``q`` without the ``O(n)`` rows, or ``None`` where no such route is certified."""
+        return None
 
     def row_energies(self, q, n: int) -> np.ndarray:
         r"""The row energies ``‖e_tᵀ F_q N‖²`` for ``t < n`` (:meth:`Mechanism.row_energies`).
@@ -402,7 +459,7 @@ class ToeplitzMechanism(Mechanism):
         from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
 
         qs, scalar = _check_q(q)
-        n = _check_horizon(n)
+        n = check_size("n", _check_horizon(n), lambda m: _row_energy_bytes(qs.size, m), what="the row energies")
         beta = self.noising_coeffs(n)
         out = np.stack([np.cumsum(lfilter([1.0], [1.0, -qi], beta) ** 2) for qi in qs])
         return out[0] if scalar else out
@@ -434,7 +491,9 @@ class ToeplitzMechanism(Mechanism):
         """
         if steps is None:
             raise ValueError(f"steps must be a number of steps: {self.name} has infinitely many coefficients")
-        return StreamingToeplitzNoise(self.noising_coeffs(_check_horizon(steps)), shape, like)
+        with renamed("n", "steps"):
+            taps = self.noising_coeffs(check_int("steps", steps, 1))
+        return StreamingToeplitzNoise(taps, shape, like)
 
     def limiting_sensitivity(self, *, method: str = "auto") -> float:
         r"""The limiting sensitivity ``γ∞(β) = lim_T γ_T = ((1/2π)∫|B(ω)|^{-2} dω)^{1/2}``.
@@ -649,7 +708,7 @@ class FiniteToeplitz(ToeplitzMechanism):
         b = np.trim_zeros(b, "b")
         self.beta = b
         self.beta.setflags(write=False)
-        self.name = name or f"toeplitz({np.array2string(b, threshold=6, precision=4)})"
+        self.name = check_name("name", name) or f"toeplitz({np.array2string(b, threshold=6, precision=4)})"
         self._min_phase: bool | None = None
 
     def noising_coeffs(self, n: int) -> np.ndarray:
@@ -817,6 +876,7 @@ class FiniteToeplitz(ToeplitzMechanism):
         float
             ``sens_Π(C)``.
         """
+        _check_method(method)
         first = self._first_order()
         if n is None or first is None or not _check_participation(participation).single:
             return super().sensitivity(n, participation, method=method)
@@ -840,8 +900,22 @@ class FiniteToeplitz(ToeplitzMechanism):
         StreamingToeplitzNoise
             A callable turning blocks of white noise ``z`` of shape ``(K, *shape)`` into ``N z``.
         """
-        taps = self.beta if steps is None else self.beta[: _check_horizon(steps)]
+        taps = self.beta if steps is None else self.beta[: check_int("steps", steps, 1)]
         return StreamingToeplitzNoise(taps, shape, like)
+
+    def _long_row_energy(self, qs: np.ndarray, n: int) -> np.ndarray | None:
+        r"""Past the last tap ``y_t = q^{t−L+1} y_{L−1}``: ``Σ_{t<L} y_t² + y_{L−1}² Σ_{j=1}^{n−L} q^{2j}``, exact in
+        ``O(L)`` per ``q`` (``n > L``)."""
+        from scipy.signal import lfilter  # here, not at import: scipy.signal takes ~0.45 s to load
+
+        L = self.beta.size
+        if n <= L:
+            return None
+        out = np.empty(qs.size)
+        for i, qi in enumerate(qs):
+            y = lfilter([1.0], [1.0, -qi], self.beta)
+            out[i] = float(np.sum(y * y)) + float(y[-1] ** 2 * _geometric_tail(np.asarray(qi), n - L))
+        return out
 
     def stream_history(self, steps: int | None) -> int:
         """The past inputs the stream of ``β`` keeps: ``len(β) − 1`` at most, whatever the horizon.
@@ -856,7 +930,7 @@ class FiniteToeplitz(ToeplitzMechanism):
         int
             ``min(steps, len(β)) − 1`` (0 for DP-SGD's ``β = (1)``).
         """
-        return (self.beta.size if steps is None else min(_check_horizon(steps), self.beta.size)) - 1
+        return (self.beta.size if steps is None else min(check_int("steps", steps, 1), self.beta.size)) - 1
 
     def cache_key(self) -> str:
         """A stable identifier: the SHA-256 of the taps' bytes.
@@ -910,7 +984,7 @@ class SqrtToeplitz(ToeplitzMechanism):
     def __init__(self, nu: float, *, name: str | None = None):
         self.nu = check_in_interval("nu", nu, 0.0, 2.0, lo_closed=True)
         self.r = 1.0 - self.nu
-        self.name = name or f"SqrtToeplitz(nu={self.nu:g})"
+        self.name = check_name("name", name) or f"SqrtToeplitz(nu={self.nu:g})"
 
     def _recurrence(self, n: int, shift: float) -> np.ndarray:
         n = _check_length(n)
@@ -948,6 +1022,20 @@ class SqrtToeplitz(ToeplitzMechanism):
             ``c_0, …, c_{n−1}``, shape ``(n,)``.
         """
         return self._recurrence(n, 0.5)
+
+    def _long_row_energy(self, qs: np.ndarray, n: int) -> np.ndarray | None:
+        r"""The limit :meth:`filtered_energy` where it equals the last row energy in double precision, else ``None``.
+
+        ``|β_t| ≤ |r|^t`` (``|C(½, t)| ≤ ½`` for ``t ≥ 1``), so ``|y_t| ≤ (t + 1)ρ^t`` with ``ρ = max(|q|, |r|)`` and
+        the rows past ``n`` add at most ``Σ_{t≥n} (t+1)²ρ^{2t} ≤ (n+1)²ρ^{2n}/(1 − a)``, ``a = ((n+2)/(n+1))²ρ²``; where
+        that is below ``_TAIL_RTOL`` of ``y_0² = 1`` (at most the energy) the limit is returned."""
+        rho = max(float(np.max(np.abs(qs))), abs(self.r))
+        a = ((n + 2) / (n + 1)) ** 2 * rho**2
+        if not a < 1.0:
+            return None
+        if rho > 0.0 and 2.0 * math.log(n + 1) + 2.0 * n * math.log(rho) - math.log1p(-a) > math.log(_TAIL_RTOL):
+            return None
+        return np.atleast_1d(np.asarray(self.filtered_energy(qs), dtype=float))
 
     def dtft(self, omega) -> np.ndarray:
         r"""The DTFT ``B(ω) = √(1 − r e^{−iω})``.

@@ -98,10 +98,10 @@ import numpy as np
 import scipy.linalg
 from array_api_compat import array_namespace
 
-from .._validation import check_int
+from .._validation import check_choice, check_int, check_shape, check_size, renamed
 from .base import (
-    MAX_PATTERNS, DenseNoise, Mechanism, Participation, SensitivityReport, _check_participation, _check_q,
-    dense_sensitivity,
+    MAX_PATTERNS, DenseNoise, Mechanism, Participation, SensitivityReport, _check_dense_n, _check_participation,
+    _check_q, dense_sensitivity,
 )
 from .losses import PrefixLoss
 
@@ -117,9 +117,7 @@ _DEPTH_VARIANTS = ("exact", "paper", "path")
 
 
 def _check_readout(readout) -> str:
-    if readout not in READOUTS:
-        raise ValueError(f"readout must be one of {READOUTS}, got {readout!r}")
-    return readout
+    return check_choice("readout", readout, READOUTS)
 
 
 def _tz(x: int) -> int:
@@ -179,7 +177,7 @@ def tree_nodes(n: int, readout: str = "honaker") -> np.ndarray:
     numpy.ndarray
         Shape ``(m, 3)``, one row per released node.
     """
-    n = check_int("n", n, 1)
+    n = check_size("n", check_int("n", n, 1), lambda m: _NODE_BYTES * m, what="the node table")
     readout = _check_readout(readout)
     rows = []
     for lvl in range(n.bit_length()):
@@ -292,6 +290,9 @@ def increment_variance(t: int, readout: str = "vanilla") -> Fraction:
 
 #: The dense enumeration stays the sensitivity route up to this ``n`` (where it has at most ``MAX_PATTERNS`` patterns).
 _DENSE_MAX_N = 4096
+#: Bytes per step of the node table (``m ≈ 2n`` rows of three int64 and their sort) and of the ``O(n)`` energy routes
+_NODE_BYTES = 160.0
+_ROW_BYTES = 64.0
 #: Budget of :func:`_max_pattern_energy`: blocks scanned, and (state, offset) cells kept over the whole scan.
 _DP_MAX_BLOCKS = 1 << 14
 _DP_MAX_CELLS = 1 << 24
@@ -600,6 +601,7 @@ class TreeAggregation(Mechanism):
         with _DENSE_LOCK:
             arr = _DENSE.get(key)
         if arr is None:
+            _check_dense_n(n, 6)  # the m × n matrices (m ≈ 2n) and their temporaries
             arr = build(n)  # outside the lock: a build may read another cached matrix (N from B)
             arr.setflags(write=False)
             with _DENSE_LOCK:
@@ -830,6 +832,9 @@ class TreeAggregation(Mechanism):
         """
         if participation.participations(n) == 1:
             return "floor(lg n) + 1 released nodes contain leaf 0 (errata 000 §2.11): the largest column norm of C"
+        if participation.count_patterns(n) == 1:
+            return ("the one pattern that fits, pi* = (0, b, ..., (k'-1)b) (every step when b = 1): ||C u(pi*)|| "
+                    "counted node by node (C >= 0)")
         if self._enumerates(n, participation):
             return super().sensitivity_route(n, participation) + "; the tree's C >= 0 makes C^T C >= 0"
         k = participation.participations(n)
@@ -859,6 +864,8 @@ class TreeAggregation(Mechanism):
         route = self.sensitivity_route(n, participation)
         if k == 1:
             value = math.sqrt(tree_depth(n))
+        elif participation.count_patterns(n) == 1:  # n = (k' − 1)b + 1: nothing to enumerate, no dense C
+            value = math.sqrt(_pattern_energy(participation.earliest(n), n, self.readout))
         elif self._enumerates(n, participation):
             value = dense_sensitivity(self._cached("C", n, self._build_strategy), participation)
         else:
@@ -917,23 +924,19 @@ class TreeAggregation(Mechanism):
         ValueError
             If some ``q`` lies outside ``[−1, 1]``.
         """
+        qs, scalar = _check_q(q)
         if self.readout == "full":
-            qs, scalar = _check_q(q)
-            out = _full_row_energies(qs.ravel(), check_int("n", n, 1))
+            n = check_size("n", check_int("n", n, 1), lambda m: 8.0 * (qs.size + 8) * m, what="the row energies")
+            out = _full_row_energies(qs.ravel(), n)
             return out[0] if scalar else out
-        if np.ndim(q) == 0:
-            try:
-                one = float(q) == 1.0
-            except (TypeError, ValueError):
-                one = False
-            if one:
-                n = check_int("n", n, 1)
-                t = np.arange(1, n + 1)
-                out = np.zeros(n)
-                for k in range(n.bit_length()):
-                    bit = (t >> k) & 1
-                    out += bit * (1.0 if self.readout == "vanilla" else 2.0**k / (2.0 ** (k + 1) - 1.0))
-                return out
+        if scalar and qs[0] == 1.0:
+            n = check_size("n", check_int("n", n, 1), lambda m: _ROW_BYTES * m, what="the row energies")
+            t = np.arange(1, n + 1)
+            out = np.zeros(n)
+            for k in range(n.bit_length()):
+                bit = (t >> k) & 1
+                out += bit * (1.0 if self.readout == "vanilla" else 2.0**k / (2.0 ** (k + 1) - 1.0))
+            return out
         return super().row_energies(q, n)
 
     def final_row_energy(self, q, n: int):
@@ -957,7 +960,7 @@ class TreeAggregation(Mechanism):
             A float for scalar ``q``, an array of shape ``(len(q),)`` for 1-D ``q``.
         """
         qs, scalar = _check_q(q)
-        n = check_int("n", n, 1)
+        n = check_size("n", check_int("n", n, 1), lambda m: _ROW_BYTES * m, what="the last row's energy")
         out = _full_final_row_energy(qs.ravel(), n) if self.readout == "full" else _final_row_energy(qs.ravel(), n, self.readout)
         return float(out[0]) if scalar else out
 
@@ -991,7 +994,8 @@ class TreeAggregation(Mechanism):
             raise ValueError(f"steps must be a number of steps: {self.name} streams its noise only over a finite horizon")
         steps = check_int("steps", steps, 1)
         if self.readout == "full":
-            X = self._cached("X", steps, self._build_gram)
+            with renamed("n", "steps"):
+                X = self._cached("X", steps, self._build_gram)
             # (CᵀC)⁻¹ = L Lᵀ with L lower: from the Cholesky factor of the reversed matrix (U Uᵀ, U upper ↔ L lower)
             J = np.arange(steps)[::-1]
             R = np.linalg.cholesky(X[np.ix_(J, J)])  # X_rev = R Rᵀ, R lower
@@ -1082,13 +1086,15 @@ class TreeStream:
     def __init__(self, readout: str, shape: tuple[int, ...], like, steps: int):
         self.readout = _check_online(readout)
         self.xp = array_namespace(like)
-        self.shape = tuple(shape)
+        self.shape = check_shape("shape", shape)
         self.steps = check_int("steps", steps, 1)
         self.t = 0
         self.stack: list[tuple[int, object]] = []  # (level, value): raw node (vanilla) or estimate r' (honaker)
 
     def __call__(self, z):
         xp = self.xp
+        if tuple(z.shape[1:]) != self.shape:
+            raise ValueError(f"z must have shape (K, *{self.shape}), got {tuple(z.shape)}")
         K = z.shape[0]
         if self.t + K > self.steps:
             raise ValueError(f"the stream holds {self.steps} steps; {self.t + K} were asked for")

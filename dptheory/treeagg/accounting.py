@@ -45,7 +45,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import check_in_interval, check_int, check_positive_int
+from .._validation import check_in_interval, check_int, check_positive_int, check_size
 from ..accounting.conversions import epsilon_from_rho, sigma_for_epsilon
 from ..mechanisms.tree import tree_depth, tree_nodes  # the one definition of the tree (errata 000 §2.11)
 
@@ -70,6 +70,10 @@ def _check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return value
+
+
+#: Bytes per leaf of :func:`ntr_per_example_sq`'s layer sweep (the ``n × E`` int64 table and five temporaries)
+_SWEEP_BYTES = 48.0
 
 
 def _check_n(name: str, n) -> int:
@@ -175,6 +179,8 @@ def ntr_per_example_sq(n, *, epochs, readout: str = "vanilla") -> np.ndarray:
     n = _check_n("n", n)
     E = _check_n("epochs", epochs)
     readout = _check_choice("readout", readout, READOUTS)
+    check_size("n", n, lambda m: _SWEEP_BYTES * m, what="the layer sweep's leaf table")
+    check_size("epochs", E, lambda e: _SWEEP_BYTES * n * e, what=f"the layer sweep's n x epochs leaf table (n = {n})")
     N = n * E
     leaves = np.arange(n, dtype=np.int64)[:, None] + n * np.arange(E, dtype=np.int64)[None, :]
     out = np.zeros(n, dtype=np.int64)
@@ -236,9 +242,9 @@ def tr_sensitivity_sq(steps, *, epochs: int | None = None, variant: str = "exact
     ValueError
         If ``epochs`` is given with a sequence, ``steps`` is empty, or a count or ``variant`` is invalid.
     """
-    if isinstance(steps, (int, np.integer)):
-        steps = [steps] * _check_n("epochs", 1 if epochs is None else epochs)
-    elif epochs is not None:
+    if isinstance(steps, (int, np.integer)):  # E equal trees: E times one depth, whatever E
+        return _check_n("epochs", 1 if epochs is None else epochs) * tree_depth(steps, variant=variant)
+    if epochs is not None:
         raise ValueError(f"epochs applies to a single steps count, got steps={steps!r:.40} and epochs={epochs!r}")
     steps = list(steps)
     if not steps:

@@ -92,14 +92,20 @@ def clip_rows(v, clip: float):
     ----------
     v : array
         Vectors along the last axis (any array-API array).
-    clip : float
+    clip : float in [0, inf)
         The clip norm ``L``.
 
     Returns
     -------
     array
         ``v`` with every row of norm above ``L`` scaled down to norm ``L``, in ``v``'s namespace.
+
+    Raises
+    ------
+    ValueError
+        If ``clip`` is not a finite real number ``≥ 0``.
     """
+    clip = check_in_interval("clip", clip, 0.0, lo_closed=True)
     xp = array_namespace(v)
     norm = xp.sqrt(xp.sum(v * v, axis=-1, keepdims=True))
     return v * xp.minimum(xp.ones_like(norm), clip / xp.maximum(norm, xp.full_like(norm, 1e-300)))
@@ -112,16 +118,22 @@ def project_ball(theta, radius):
     ----------
     theta : array
         Points along the last axis (any array-API array).
-    radius : float or None
+    radius : float in [0, inf) or None
         Radius of the ball; ``None`` returns ``theta`` unchanged.
 
     Returns
     -------
     array
         The projected rows, in ``theta``'s namespace.
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` is neither ``None`` nor a finite real number ``≥ 0``.
     """
     if radius is None:
         return theta
+    radius = check_in_interval("radius", radius, 0.0, lo_closed=True)
     xp = array_namespace(theta)
     norm = xp.sqrt(xp.sum(theta * theta, axis=-1, keepdims=True))
     return theta * xp.minimum(xp.ones_like(norm), radius / xp.maximum(norm, xp.full_like(norm, 1e-300)))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_choice, check_in_interval, check_positive_int
 from ..accounting.conversions import epsilon_from_rho
 from ..accounting.rdp import rdp_poisson_gaussian
 from .accounting import ntr_sensitivity_sq, tr_sensitivity_sq, tree_depth
@@ -219,18 +220,21 @@ def rdp_dpsgd_epsilon(sigma, *, q, steps, delta, conversion: str = "classic") ->
     Raises
     ------
     ValueError
-        If ``conversion`` is unknown.
+        If ``sigma`` is not positive, ``q`` outside ``(0, 1]``, ``steps`` not a positive integer, ``delta`` outside
+        ``(0, 1)`` or ``conversion`` unknown.
     """
-    sigma, q, steps, delta = float(sigma), float(q), int(steps), float(delta)
+    sigma = check_in_interval("sigma", sigma, 0.0)
+    q = check_in_interval("q", q, 0.0, 1.0, hi_closed=True)
+    steps = check_positive_int("steps", steps)
+    delta = check_in_interval("delta", delta, 0.0, 1.0)
+    conversion = check_choice("conversion", conversion, ("classic", "improved"))
     if q >= 1.0 and conversion == "classic":
         return epsilon_from_rho(steps / (2 * sigma * sigma), delta=delta, conversion="classic")
     a = np.asarray(TFP_ORDERS)
     rdp = _rdp_poisson(q, sigma) * steps
     if conversion == "classic":
         return float(np.min(rdp + math.log(1 / delta) / (a - 1)))
-    if conversion == "improved":
-        return float(np.min(rdp + (math.log(1 / delta) - np.log(a)) / (a - 1) + np.log1p(-1 / a)))
-    raise ValueError(f"conversion must be 'classic' or 'improved', got {conversion!r}")
+    return float(np.min(rdp + (math.log(1 / delta) - np.log(a)) / (a - 1) + np.log1p(-1 / a)))
 
 
 def ftrl_fed_epsilon(sigma, *, trees: int = 1, steps: int = ROUNDS, delta: float = FED_DELTA, variant: str = "paper") -> float:
