@@ -39,8 +39,8 @@ _DEFERRED = (signal.SIGINT, signal.SIGTERM)
 #: show that a formula is right; a reproduction shows it matches the paper; a regression value only catches a
 #: transcription error or a change in our own numbers.
 KINDS = {
-    "cross-check": "two independent routes agree: a second formula, quadrature, a dense-matrix oracle, mpmath, "
-                   "a peer library, or a simulation",
+    "cross-check": "two independent routes agree within a two-sided tolerance: a second formula, quadrature, a "
+                   "dense-matrix oracle, mpmath, a peer library, or a simulation",
     "bound": "a one-sided or bracketing check that can fail: a theorem's bound against an independent measurement",
     "ordering": "an ordering or a sign that can fail: which of two values is smaller, each measured by a route "
                 "independent of the statement (e.g. the dense oracle beside the structured table)",
@@ -283,9 +283,41 @@ def load_claims(path: Path) -> list[Claim]:
 _PLURAL = {"cross-check": "cross-checks", "bound": "bounds", "ordering": "orderings",
            "paper": "reproductions of a paper's numbers", "regression": "regression values"}
 
+#: the share of counted (not informational) claims that should be two-sided cross-checks of independent routes
+_SHARE_GOAL = 0.60
+
+#: how many of the families that hold the share back the headline names
+_HOLDING_BACK = 3
+
+
+def _family(claim_id: str) -> str:
+    """A claim's family: the first two segments of its id (``seed000.table6`` of ``seed000.table6.MNIST.b=250``)."""
+    return ".".join(claim_id.split(".")[:2])
+
+
+def _share(claims: list[Claim]) -> str:
+    """The share of counted claims that are cross-checks, against :data:`_SHARE_GOAL`, and the largest families of
+    counted claims that are not (the ones that hold the share back most); empty without counted claims."""
+    counted = [c for c in claims if not c.informational]
+    if not counted:
+        return ""
+    share = sum(c.kind == "cross-check" for c in counted) / len(counted)
+    others: dict[str, int] = {}
+    for c in counted:
+        if c.kind != "cross-check":
+            others[_family(c.id)] = others.get(_family(c.id), 0) + 1
+    worst = sorted(others.items(), key=lambda item: (-item[1], item[0]))[:_HOLDING_BACK]
+    held = f"; held back most by {', '.join(f'{f} ({n})' for f, n in worst)}" if worst and share < _SHARE_GOAL else ""
+    return (f"{share:.0%} of the {len(counted)} counted claims are two-sided cross-checks of independent routes "
+            f"(goal ≥ {_SHARE_GOAL:.0%}{held})")
+
 
 def headline(claims: list[Claim]) -> str:
-    """The report's first line: passes per kind of evidence, then the informational comparisons and findings.
+    """The report's first line: passes per kind of evidence, the share of counted claims that are cross-checks, then
+    the informational comparisons and findings.
+
+    The share counts every claim that is not informational; below its goal (60 %) the line names the largest
+    families (the first two segments of a claim id) of counted claims that are not cross-checks.
 
     Parameters
     ----------
@@ -299,9 +331,10 @@ def headline(claims: list[Claim]) -> str:
     """
     passes = ", ".join(f"{sum(c.passed for c in group)}/{len(group)} {_PLURAL[kind]}"
                        for kind in _PLURAL if (group := [c for c in claims if c.kind == kind]))
+    share = _share(claims)
     info = [c for c in claims if c.informational]
-    return (f"Pass: {passes or 'no checks'}; {len(info)} informational comparisons ({sum(c.finding for c in info)} "
-            "of them findings: they disagree with a paper or with expectation)")
+    return (f"Pass: {passes or 'no checks'}; {share + '; ' if share else ''}{len(info)} informational comparisons "
+            f"({sum(c.finding for c in info)} of them findings: they disagree with a paper or with expectation)")
 
 
 _TABLE = ["| pass | id | paper | where | claim | predicted | measured | tolerance |", "|---|---|---|---|---|---|---|---|"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dptheory.accounting import advanced_composition, gdp_epsilon, zcdp_to_epsilon
 from dptheory.data import golden
-from dptheory.isrl import calibration as cal
+from dptheory.isrl import calibration as cal, schedules, spend
 
 D6 = 1e-6
 
@@ -85,7 +85,7 @@ def test_C3_advanced_composition_spends_about_half_of_eps0(R, printed):
 
 def test_C4_onepass_sigma2_and_its_zcdp_spend():
     assert_golden(cal.sigma2_onepass(1, K=100, eps0=1.0, delta0=D6), "C4.sigma2_onepass")
-    zc = cal.spent_by_onepass(1.0, delta0=D6, method="zcdp")
+    zc = spend.spent_by_onepass(1.0, delta0=D6, method="zcdp")
     assert_golden(zc.eps, "C4.zcdp_spend")
     assert_digits(8 * math.log(1 / D6), 110.52, 5)
     rho = lambda e: e**2 / (16 * math.log(1.25 / D6))  # noqa: E731
@@ -97,7 +97,7 @@ def test_C4_onepass_sigma2_and_its_zcdp_spend():
 
 
 def test_onepass_exact_spend_is_below_the_zcdp_route():
-    gdp, opt, bs = (cal.spent_by_onepass(1.0, delta0=D6, method=m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
+    gdp, opt, bs = (spend.spent_by_onepass(1.0, delta0=D6, method=m).eps for m in ("gdp", "zcdp_optimal", "zcdp"))
     assert gdp < opt < bs <= 1.0
     mu = 1.0 / math.sqrt(8 * math.log(1.25 / D6))
     assert gdp == pytest.approx(gdp_epsilon(mu, delta=D6), rel=1e-12)
@@ -123,13 +123,13 @@ def _instance_pld(R, K, sigma, n=1000, h=2e-5):
 def test_alg2_spend_bracket_at_R10_K15_and_the_poisson_figure_is_not_an_upper_bound():
     """Alg. 2 (K draws with replacement, replace-one) at R = 10, K = ⌈K_min⌉ = 15: its ε lies in
     [0.0290, 0.307] ε0; the Poisson model's 0.0263 (once reported as certified) is below the realizable 0.0290."""
-    b = cal.spend_bracket(1, R=10, n=1000, eps0=1.0, delta0=D6)
+    b = spend.spend_bracket(1, R=10, n=1000, eps0=1.0, delta0=D6)
     lo, up = b.lower, b.upper
     assert lo.settings["K"] == up.settings["K"] == 15
     assert lo.models_algorithm_2 and up.models_algorithm_2
     assert (lo.bound, lo.certified, up.bound, up.certified) == ("lower", False, "upper", True)
     assert lo.eps == pytest.approx(0.028951, abs=5e-6) and up.eps == pytest.approx(0.30736, abs=5e-5)
-    poisson = cal.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, accountant="pld")
+    poisson = spend.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, accountant="pld")
     assert not poisson.models_algorithm_2 and poisson.certified  # an upper bound for Poisson sampling only
     assert poisson.eps == pytest.approx(0.026322, abs=5e-6)
     assert poisson.eps < lo.eps
@@ -141,7 +141,7 @@ def test_alg2_lower_bound_is_below_the_instance_exact_eps_and_exact_at_one_round
     """The threshold test never exceeds the instance's exact ε (pessimistic PLD, a second route); at R = 1 the
     likelihood ratio of Σ_m p_m N(2mL/K, σ²) against N(0, σ²) is increasing in y, so by Neyman–Pearson the
     threshold test is optimal and the two agree to the PLD's discretisation."""
-    lo = cal.spent_by_calibration(1, R=R, n=1000, eps0=1.0, delta0=D6, accountant="wr_lower")
+    lo = spend.spent_by_calibration(1, R=R, n=1000, eps0=1.0, delta0=D6, accountant="wr_lower")
     exact = _instance_pld(R, lo.settings["K"], math.sqrt(lo.settings["sigma2"]))
     assert lo.eps <= exact
     assert lo.eps >= (0.999 if R == 1 else 0.98) * exact
@@ -149,7 +149,7 @@ def test_alg2_lower_bound_is_below_the_instance_exact_eps_and_exact_at_one_round
 
 @pytest.mark.parametrize("R, K", [(10, 15), (10, 200), (100, 5), (1000, 2), (300, 1000)])
 def test_alg2_bracket_is_ordered_and_below_eps0(R, K):
-    b = cal.spend_bracket(1, R=R, n=1000, eps0=1.0, delta0=D6, K=K)
+    b = spend.spend_bracket(1, R=R, n=1000, eps0=1.0, delta0=D6, K=K)
     assert 0 < b.lower.eps <= b.upper.eps <= 1.0  # Thm D.1: (ε0, δ0)-ISRL-DP with ε0 = 1
 
 
@@ -157,12 +157,12 @@ def test_alg2_upper_bound_at_one_draw_is_the_fixed_batch_route():
     """At K = 1 a draw with replacement is a draw without replacement: splitting the noise per draw changes
     nothing, and "wr_rdp" equals "rdp_wor" (same sensitivity convention, same event)."""
     kw = dict(R=10_000, n=1000, eps0=1.0, delta0=D6, K=1)
-    assert cal.spent_by_calibration(1, accountant="wr_rdp", **kw).eps == pytest.approx(
-        cal.spent_by_calibration(1, accountant="rdp_wor", **kw).eps, rel=1e-12)
+    assert spend.spent_by_calibration(1, accountant="wr_rdp", **kw).eps == pytest.approx(
+        spend.spent_by_calibration(1, accountant="rdp_wor", **kw).eps, rel=1e-12)
 
 
 def test_spend_of_other_models_states_it_is_not_alg2():
-    res = {a: cal.spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=D6, accountant=a) for a in ("pld", "rdp_wor", "advanced")}
+    res = {a: spend.spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=D6, accountant=a) for a in ("pld", "rdp_wor", "advanced")}
     for r in res.values():
         assert r.certified and not r.models_algorithm_2 and r.eps <= r.eps0 and r.delta == D6
         assert r.settings["K"] == 2  # ⌈K_min⌉
@@ -171,24 +171,24 @@ def test_spend_of_other_models_states_it_is_not_alg2():
     assert 0.015 < res["pld"].ratio < 0.035
     assert 0.03 < res["rdp_wor"].ratio < 0.08
     assert res["pld"].eps < res["rdp_wor"].eps < res["advanced"].eps
-    default = cal.spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=D6)
+    default = spend.spent_by_calibration(1, R=1000, n=1000, eps0=1.0, delta0=D6)
     assert default.accountant == "wr_rdp" and default.models_algorithm_2 and default.bound == "upper"
 
 
 def test_spend_pld_convention_matches_gdp_at_full_batch():
     """At K = n (q = 1) the PLD route is R Gaussians of sensitivity 2L/K: GDP μ = √R·(2L/K)/σ exactly (eq. (64))."""
     L, R, n, eps0 = 1.0, 20, 50, 1.0
-    r = cal.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="pld")
+    r = spend.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="pld")
     mu = math.sqrt(R) / r.settings["noise_multiplier"]
     exact = gdp_epsilon(mu, delta=D6)
     assert exact <= r.eps <= exact * 1.002 + 1e-5  # pessimistic discretisation: an upper bound, tight
-    rdp = cal.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="rdp_wor")
+    rdp = spend.spent_by_calibration(L, R=R, n=n, eps0=eps0, delta0=D6, K=n, accountant="rdp_wor")
     assert exact <= rdp.eps <= 1.5 * exact  # RDP: a looser upper bound of the same Gaussian
 
 
 def test_poisson_spend_is_nearly_independent_of_K():
     """σ² does not depend on K, and q/z = 2L/(nσ) is K-free: the Poisson model's PLD spend barely moves with K."""
-    e = [cal.spent_by_calibration(1, R=200, n=1000, eps0=1.0, delta0=D6, K=K, accountant="pld").eps for K in (4, 40)]
+    e = [spend.spent_by_calibration(1, R=200, n=1000, eps0=1.0, delta0=D6, K=K, accountant="pld").eps for K in (4, 40)]
     assert e[1] == pytest.approx(e[0], rel=0.05)
 
 
@@ -231,7 +231,7 @@ def test_C23_harmonic_participation():
 # --- one-pass batch sizes, multi-stage schedule (C19–C21) -----------------------------------------------------
 
 def test_C19_onepass_convex():
-    K = cal.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
+    K = schedules.onepass_batch_convex(1, beta=1, D=1, n=1000, d=100, eps0=1.0, delta0=D6, M=100)
     assert_golden(K, "C19.K")
     assert_digits(1000 / K, 9.374, 4)
     assert_golden(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), "C19.sigma2")
@@ -240,15 +240,15 @@ def test_C19_onepass_convex():
 def test_C20_onepass_sc():
     n, M, d = 1e4, 10, 10
     assert min(n**2 * M / (d * math.log(1 / D6)), n * M) == pytest.approx(1e5)  # the nM/φ² branch
-    K = cal.onepass_batch_sc(n, kappa=100, mu=1, Delta=1, eps0=1.0, M=M, L=1, d=d, delta0=D6, phi=1)
+    K = schedules.onepass_batch_sc(n, kappa=100, mu=1, Delta=1, eps0=1.0, M=M, L=1, d=d, delta0=D6, phi=1)
     assert_golden(K, "C20.K")
     assert_golden(n / K, "C20.R")
     assert_golden(cal.sigma2_onepass(1, K=K, eps0=1.0, delta0=D6), "C20.sigma2")
 
 
 def test_C21_multi_stage_printed_vs_corrected():
-    cor = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
-    pap = cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
+    cor = schedules.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5)
+    pap = schedules.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=5, nu_form="paper")
     assert [s.R for s in cor] == [s.R for s in pap] == list(G("C21.R_k").value)
     assert sum(s.R for s in cor) == 5293
     assert [s.nu for s in pap] == [G("C21.nu_paper").value] * 5  # = 2β: the printed ν_k never leaves its floor
@@ -256,19 +256,19 @@ def test_C21_multi_stage_printed_vs_corrected():
         assert abs(s.nu - printed) <= 0.05  # printed to one decimal
     # the corrected ν_k grows ~ 2^{2k}: roughly ×4 per stage
     assert all(3.9 < b.nu / a.nu < 4.1 for a, b in zip(cor, cor[1:]))
-    alpha, eta = cal.acsa_steps(cor[0].R, nu=cor[0].nu)
+    alpha, eta = schedules.acsa_steps(cor[0].R, nu=cor[0].nu)
     assert alpha[0] == 1.0 and eta[0] == pytest.approx(2 * cor[0].nu)
 
 
 # --- Thm D.1 schedules, Moreau smoothing --------------------------------------------------------------------
 
 def test_thm_d1_schedules_at_P1():
-    beta = cal.moreau_beta_convex(1, D=1, M=100, n=1000, d=100, eps0=1.0)
+    beta = schedules.moreau_beta_convex(1, D=1, M=100, n=1000, d=100, eps0=1.0)
     assert beta == pytest.approx(316.2278, abs=1e-4)
-    s = cal.noisy_mbsgd_convex_schedule(1, D=1, beta=beta, M=100, n=1000, d=100, eps0=1.0)
+    s = schedules.noisy_mbsgd_convex_schedule(1, D=1, beta=beta, M=100, n=1000, d=100, eps0=1.0)
     assert s.R == pytest.approx(2 * min(1000 * 100, 1000**2 * 100 / 100), rel=1e-12)  # = 2e5: Thm D.2
     assert s.eta <= 1 / beta
-    sc = cal.noisy_mbsgd_sc_schedule(1, D=1, beta=1, mu=1, M=100, n=1000, d=100, eps0=1.0, delta0=D6)
+    sc = schedules.noisy_mbsgd_sc_schedule(1, D=1, beta=1, mu=1, M=100, n=1000, d=100, eps0=1.0, delta0=D6)
     assert sc.R == pytest.approx(1e5)
     assert sc.eta <= 0.5 and sc.weights.sum() == pytest.approx(1.0) and np.all(np.diff(sc.weights) > 0)
 
@@ -356,7 +356,7 @@ def test_C35_local_sgd():
     (lambda: cal.sigma2_noisy_mbsgd(1, R=100, n=1000, eps0=40.0, delta0=D6), r"eps0 must lie in \(0, 29\.0.*2 ln\(2/delta0\).*got 40"),
     (lambda: cal.sigma2_onepass(1, K=10, eps0=120.0, delta0=D6), r"eps0 must lie in \(0, 110\.5.*8 ln\(1/delta0\).*got 120"),
     (lambda: cal.silo_sampling_factor(5, M=6), r"M must lie in \(0, 5\].*got 6"),
-    (lambda: cal.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, K=5), r"K must lie in \[14\.67.*K_min.*got 5"),
+    (lambda: spend.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, K=5), r"K must lie in \[14\.67.*K_min.*got 5"),
     (lambda: cal.calibration_chain(1, R=10, n=1000, K=5, eps0=1.0, delta0=D6), r"K must lie in \[14\.67.*got 5"),
     (lambda: cal.sigma2_noisy_mbsgd(0, R=100, n=1000, eps0=1.0, delta0=D6), r"L must lie in \(0, inf\).*got 0"),
     (lambda: cal.sigma2_noisy_mbsgd(1, R=-1, n=1000, eps0=1.0, delta0=D6), r"R must lie in \[1, inf\) \(a whole number of rounds\), got -1"),
@@ -368,8 +368,8 @@ def test_C35_local_sgd():
     (lambda: cal.sigma2_onepass(1, K=10, eps0=1.0, delta0=0.0), r"delta0 must lie in \(0, 1\).*got 0"),
     (lambda: cal.sigma2_shuffled(1, R=10, M=11, n=100, N=10, eps=0.5, delta=D6), r"M must lie in \(0, 10\].*got 11"),
     (lambda: cal.harmonic_M([1, 2], [0.5, 0.6]), r"probs must sum to 1"),
-    (lambda: cal.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=3, nu_form="numerator"), r"nu_form must be one of"),
-    (lambda: cal.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, accountant="moments"), r"accountant must be one of"),
+    (lambda: schedules.multi_stage_schedule(10, mu=1, V=1, Delta=1, U=3, nu_form="numerator"), r"nu_form must be one of"),
+    (lambda: spend.spent_by_calibration(1, R=10, n=1000, eps0=1.0, delta0=D6, accountant="moments"), r"accountant must be one of"),
     (lambda: cal.user_to_isrl(2.0, delta=D6, n=10), r"eps must lie in \(0, 1\].*got 2"),
     (lambda: cal.xi([10, 20], eps_i=[1.0, 40.0], delta_i=D6, R=10), r"eps_i must lie in .*eps_i\[1\] = 40"),
     (lambda: cal.clone_lemma_epsilon(1e-4, N=1e4, delta=D6), r"p must lie in \[0\.02"),
@@ -384,7 +384,7 @@ def test_explicit_convex_bound_at_its_optimal_step_is_digest_C31():
     from scipy.optimize import minimize_scalar
 
     s2 = cal.sigma2_noisy_mbsgd(1, R=2e5, n=1000, eps0=1.0, delta0=1e-6)
-    f = lambda log_eta: cal.explicit_convex_bound(L=1, D=1, R=2e5, eta=math.exp(log_eta), n=1000, M=100, d=100, sigma2=s2)
+    f = lambda log_eta: schedules.explicit_convex_bound(L=1, D=1, R=2e5, eta=math.exp(log_eta), n=1000, M=100, d=100, sigma2=s2)
     best = minimize_scalar(f, bounds=(-20.0, 0.0), method="bounded", options=dict(xatol=1e-10))
     assert math.exp(best.x) == pytest.approx(1.58e-5, abs=5e-8)
     assert best.fun == pytest.approx(0.31638, abs=5e-6)

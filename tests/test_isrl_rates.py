@@ -16,7 +16,7 @@ import sympy as sp
 
 from dptheory.data import golden
 from dptheory.hypotheses import ConditionError, TheoremCheck
-from dptheory.isrl import calibration as cal
+from dptheory.isrl import calibration as cal, schedules
 from dptheory.isrl import registry as ir
 from dptheory.isrl.registry import (D, L, M, N, beta, d, delta, delta0, eps, eps0, kappa, mu, n, phi)
 
@@ -438,7 +438,7 @@ def test_thm31_proof_terms_balance_at_the_calibrated_batch_size():
     """Thm 3.1 (E.1): at K = calibration.onepass_batch_convex the proof's βD²K²/n² and LD√(d ln(1/δ0))/(ε0√(KnM))
     both equal eq. (30)'s privacy term, and √K·vD/√(nM)·√((N−M)/(N−1)) its heterogeneity term."""
     q = dict(L=1.3, D=0.7, beta=2.0, n=1000, N=100, M=40, d=100, eps0=1.0, v=0.5, phi=1.0)
-    K = cal.onepass_batch_convex(q["L"], beta=q["beta"], D=q["D"], n=q["n"], d=q["d"], eps0=q["eps0"], delta0=1e-6, M=q["M"])
+    K = schedules.onepass_batch_convex(q["L"], beta=q["beta"], D=q["D"], n=q["n"], d=q["d"], eps0=q["eps0"], delta0=1e-6, M=q["M"])
     t = ir.rate("isrl_noniid_cvx_up").evaluate(**q, delta0=1e-6).terms
     assert q["beta"] * q["D"] ** 2 * K**2 / q["n"] ** 2 == pytest.approx(t["priv"], rel=1e-12)
     noise = q["L"] * q["D"] * math.sqrt(q["d"] * math.log(1e6)) / (q["eps0"] * math.sqrt(K * q["n"] * q["M"]))
@@ -466,9 +466,13 @@ def test_verify_script_passes_and_writes_its_files(tmp_path):
     # every theorem family of the registry has a cross-check by another route (module docstring of verify/isrl_rates)
     xfamilies = {c.id.split(".")[1] for c in claims if c.kind == "cross-check" and c.id.startswith("xcheck.")}
     assert {"isrl_iid_cvx_up", "isrl_iid_sc_up", "isrl_iid_cvx_explicit", "isrl_iid_cvx_lo", "isrl_noniid_cvx_up",
-            "isrl_noniid_sc_up", "isrl_erm_cvx_up", "isrl_erm_sc_up", "isrl_erm_cvx_lo", "isrl_erm_sc_lo",
+            "isrl_noniid_sc_up", "isrl_erm_cvx_up", "isrl_erm_sc_up",
             "sdp_noniid_cvx_up", "unbalanced_cvx_up", "cross_device", "rounds"} <= xfamilies
-    assert {"C8.cvx.identity", "C9.identity", "C28.n1"} <= {c.id for c in claims if c.kind == "cross-check"}
+    # a symbolic identity between two formulas typed from the papers catches a transcription error only: a
+    # regression value (issue 39), so Thm F.3's ERM lower bounds have no cross-check by another route
+    kinds = {c.id: c.kind for c in claims}
+    assert all(kinds[i] == "regression" for i in ("C8.cvx.identity", "C8.sc.identity", "C9.identity", "C28.n1", "C28.N1",
+                                                 "xcheck.isrl_erm_cvx_lo.cdp", "xcheck.isrl_erm_sc_lo.cdp"))
     # C26's (eps0, delta0) come from the library's conversion, not from the script's own arithmetic
     c26 = {c.id: c for c in claims if c.id.startswith("C26.")}
     assert c26["C26.eps0"].measured == cal.user_to_isrl(1.0, delta=1e-6, n=100)[0]

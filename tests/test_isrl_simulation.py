@@ -15,14 +15,8 @@ import pytest
 from dptheory.backend import get_backend
 from dptheory.data import golden
 from dptheory import isrl
-from dptheory.isrl.calibration import (
-    min_batch_size,
-    multi_stage_schedule,
-    noisy_mbsgd_sc_schedule,
-    sigma2_noisy_mbsgd,
-    silo_sampling_factor,
-    stich_schedule,
-)
+from dptheory.isrl.calibration import min_batch_size, sigma2_noisy_mbsgd, silo_sampling_factor
+from dptheory.isrl.schedules import multi_stage_schedule, noisy_mbsgd_sc_schedule, stich_schedule
 from dptheory.isrl.problems import HardLinear, LogisticRegression, SCQuadratic
 from dptheory.isrl.simulation import (
     accelerated_noisy_mbsgd,

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from dptheory.accounting import montecarlo
+from dptheory.accounting import montecarlo, montecarlo_paths, montecarlo_tilts
 from dptheory.accounting.montecarlo import DirectionDelta, MonteCarloWarning, mc_delta, mc_epsilon
 from dptheory.backend import get_backend
 from dptheory.proactive.tables import CALCULATOR_TABLES
@@ -185,17 +185,17 @@ def test_remove_tilt_normaliser_is_the_renyi_divergence_of_the_sampled_gaussian(
     from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
     from scipy import integrate
 
-    assert q == 1.0 or montecarlo._remove_terms(sigma, q, theta).size == theta + 2  # no far components dropped
-    kappa = montecarlo._remove_kappa(sigma, q, theta)
+    assert q == 1.0 or montecarlo_tilts._remove_terms(sigma, q, theta).size == theta + 2  # no far components dropped
+    kappa = montecarlo_tilts._remove_kappa(sigma, q, theta)
     rdp = float(_compute_rdp_poisson_subsampled_gaussian(q, sigma, [1.0 + theta])[0])
     assert kappa == pytest.approx(theta * rdp, rel=1e-9)
 
     def integrand(n, shift):  # φ(n)(1 − q + q e^z)^{1+θ}, x = σn, z = (2x − 1)/(2σ²), scaled by e^{−shift}
         z = (2.0 * sigma * n - 1.0) / (2.0 * sigma**2)
-        return math.exp(-0.5 * n * n + (1.0 + theta) * montecarlo._loss(q, z) - shift) / math.sqrt(2.0 * math.pi)
+        return math.exp(-0.5 * n * n + (1.0 + theta) * montecarlo_tilts._loss(q, z) - shift) / math.sqrt(2.0 * math.pi)
 
     mode = (1.0 + theta) / sigma if q == 1.0 else 0.0  # the heaviest component sits near x = 1 + θ at q = 1
-    shift = -0.5 * mode**2 + (1.0 + theta) * montecarlo._loss(q, (2.0 * sigma * mode - 1.0) / (2.0 * sigma**2))
+    shift = -0.5 * mode**2 + (1.0 + theta) * montecarlo_tilts._loss(q, (2.0 * sigma * mode - 1.0) / (2.0 * sigma**2))
     pts = [0.0, (1.0 + theta) / sigma]
     quad = integrate.quad(integrand, -40.0, pts[1] + 40.0, args=(shift,), points=pts, limit=500, epsrel=1e-12)[0]
     assert kappa == pytest.approx(math.log(quad) + shift, rel=1e-8, abs=1e-12)
@@ -213,7 +213,7 @@ def test_weights_average_to_one_under_each_proposal(sigma, q, T, proposal):
     paths; measured within 1.5)."""
     bk = get_backend("numpy")
     n = 2**15
-    for paths in montecarlo._sample(sigma, q, T, proposal, n, bk.rng(12), bk, montecarlo._default_chunk(n, T)):
+    for paths in montecarlo_paths._sample(sigma, q, T, proposal, n, bk.rng(12), bk, montecarlo._default_chunk(n, T)):
         W = np.exp(paths.logW)
         assert abs(W.mean() - 1.0) <= 5.0 * W.std() / math.sqrt(n) + 1e-12, (paths.theta, W.mean(), W.std())
 
@@ -226,7 +226,7 @@ def test_far_components_dropped_where_the_order_needs_them_gone():
     sigma, q, T, eps = CALCULATOR_TABLES[0].sigma, 26.07 / 10000, 50, 0.0105
     r = mc_delta(sigma, q=q, T=T, eps=eps, n_samples=2**12, seed=13)
     theta = r.proposal[0]
-    assert theta > 8000 and montecarlo._remove_terms(sigma, q, theta).size < theta // 2
+    assert theta > 8000 and montecarlo_tilts._remove_terms(sigma, q, theta).size < theta // 2
     assert r.reliable and r.remove.bound < 20 * r.remove.estimate
     other = mc_delta(sigma, q=q, T=T, eps=eps, n_samples=2**12, seed=14, proposal=(9000, r.proposal[1]))
     assert max(r.remove.lo, other.remove.lo) <= min(r.remove.hi, other.remove.hi), (r.remove, other.remove)

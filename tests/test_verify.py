@@ -3,6 +3,8 @@
 import json
 import math
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,36 @@ from verify import figure1, figure2
 from verify.__main__ import main
 
 LOOSE = 10.0  # a bound side further than this factor from its measurement cannot fail in practice
+#: the bounds of an ordering: a ratio below or above 1, or a sign (a value below 0)
+ORDERING_SIDES = ([1.0, math.inf], [0.0, 1.0], [-math.inf, 0.0])
+COMMITTED = Path(__file__).resolve().parent.parent / "figures" / "claims.json"
+
+#: Families (the first two segments of a claim id) whose cross-checks may give a predicted value equal to the
+#: measured one to the last bit, and why: each compares two routes that are exact in the same arithmetic (integers,
+#: fractions, a closed form against a recursion that rounds alike), not one function evaluated twice.
+SAME_BITS = {
+    "seed000.accounting": "exact integers: the layer sweep / dynamic programme against a closed form or TF Privacy's "
+                          "recorded worst case",
+    "seed000.tree": "exact fractions and integers (Fraction arithmetic) against the floating-point mechanism",
+    "seed003.tree": "tree variances: exact integers against the structured mechanism",
+    "seed003.table3": "two closed forms of the prefix-sum loss that round alike",
+    "compare.F_n_to_F_inf": "filtered_energy (pole integrals) with γ∞ against final_row_energy at n = 1e5 with γ_n: "
+                            "scaling either moves only its side (tests/test_claim_routes.py)",
+    "compare.oracle": "DenseMechanism (dense_sensitivity's enumeration, the dense decoder) against the structured "
+                      "table; exact for DP-SGD's identity strategy; scaling either route moves only its side "
+                      "(tests/test_claim_routes.py)",
+    "compare_trained.oracle": "the same oracle against the table as trained (tests/test_claim_routes.py)",
+    "xcheck.isrl_noniid_cvx_up": "exact algebra at the balancing K (the registry's rate against the calibration code)",
+    "xcheck.sdp_noniid_cvx_up": "exact algebra at the balancing K",
+    "xcheck.isrl_iid_cvx_up": "the same power laws from σ² and from the rate, exact in floating point",
+    "xcheck.isrl_erm_cvx_up": "the same power laws from σ² and from the rate, exact in floating point",
+    "xcheck.rounds": "two formulas for the rounds that round alike",
+    "C1.chain": "two algebraic routes (closed form; the Gaussian and subsampling chain)",
+    "C22.enumeration": "an exact identity over enumerated subsets",
+    "dpa.replace_one": "dp_accounting's sensitivity convention, an integer",
+    "fig1.ratio": "two exact routes at η = 0.9 that round alike",
+    "gamma_inf.nu=0": "a time sum against a closed form, equal in double precision",
+}
 
 
 def _loose_bound_sides(claim: dict) -> list[float]:
@@ -57,10 +89,10 @@ def test_quick_verification_writes_a_passing_report_and_caches_its_simulations(t
     checks = [c for c in claims if c["kind"] not in ("informational", "ordering")]
     # a check must be able to fail: no bound side 10× away from its measurement, no [x, inf] on both sides
     assert {c["id"]: _loose_bound_sides(c) for c in checks if c["bounds"] and _loose_bound_sides(c)} == {}
-    # an ordering compares a measured ratio with 1 (or a measured value with 0): one side at 1 or 0, the other open
+    # an ordering compares a measured ratio with 1 (or a measured value's sign with 0): one side at 1 or 0, the
+    # other open
     orderings = [c for c in claims if c["kind"] == "ordering"]
-    assert orderings and all(c["bounds"] is not None and sorted(c["bounds"]) in ([1.0, math.inf], [0.0, 1.0])
-                             for c in orderings)
+    assert orderings and all(c["bounds"] is not None and sorted(c["bounds"]) in ORDERING_SIDES for c in orderings)
     # claims that held by construction are informational: β* = DP-SGD at η = 1, the LTI-accepting tolerance
     info = {c["id"] for c in claims if c["kind"] == "informational"}
     assert {"fig1.ratio.eta=1", "linreg.exact_over_lti.eta=0.005", "fig3.sim.logistic.DP-SGD"} <= info
@@ -95,15 +127,18 @@ def test_the_report_counts_each_kind_and_lists_findings_first(tmp_path):
 
     mk = lambda i, kind, measured: Claim(i, "seed 9", "Thm 1", "s", predicted=1.0, measured=measured, rtol=0.01, kind=kind)
     claims = [mk("a", "cross-check", 1.0), mk("b", "cross-check", 2.0), mk("c", "paper", 1.0),
-              mk("d", "regression", 1.0), mk("e", "informational", 1.0), mk("f", "informational", 3.0)]
+              mk("d", "regression", 1.0), mk("e", "informational", 1.0), mk("f", "informational", 3.0),
+              mk("g", "bound", 1.0), mk("h", "ordering", 1.0)]
     write_report(claims, tmp_path)
     report = (tmp_path / "REPORT.md").read_text()
     assert report.splitlines()[2].startswith(
-        "Pass: 1/2 cross-checks, 1/1 reproductions of a paper's numbers, 1/1 regression values; "
-        "2 informational comparisons (1 of them findings")
+        "Pass: 1/2 cross-checks, 1/1 bounds, 1/1 orderings, 1/1 reproductions of a paper's numbers, 1/1 regression "
+        "values; 33% of the 6 counted claims are two-sided cross-checks of independent routes (goal ≥ 60%; held back "
+        "most by c (1), d (1), g (1)); 2 informational comparisons (1 of them findings")
     # the finding (an informational comparison that does not hold) comes before every table of checks
     assert report.index("## Findings") < report.index("| ✗ | f |") < report.index("## Cross-checks")
     assert report.count("| f |") == 1 and "## Other informational comparisons" in report
+    assert report.index("## Cross-checks") < report.index("## Bounds") < report.index("## Orderings")
     assert [(c.id, c.kind, c.passed) for c in load_claims(tmp_path / "claims.json")] == [
         (c.id, c.kind, c.passed) for c in claims]
 
@@ -198,3 +233,44 @@ def test_a_quick_run_writes_into_figures_quick_and_leaves_the_committed_figures_
     assert "**Quick run** (`python -m verify --quick`, small sizes): this report, its claims.json and its figures are " \
            "in `figures/quick/`" in report
     assert {c.script for c in load_claims(committed / "quick" / "claims.json")} == {"analytic_core"}
+
+
+def test_the_headline_shows_the_share_of_cross_checks_and_the_families_that_hold_it_back():
+    """The share counts every claim that is not informational; the families are the first two id segments, largest
+    first (ties by name), and only named while the share is below its goal (issue 39)."""
+    from dptheory.claims import Claim, headline
+
+    mk = lambda i, kind: Claim(i, "seed 9", "Thm 1", "s", predicted=1.0, measured=1.0, rtol=0.01, kind=kind)
+    claims = ([mk(f"seed9.fig1.{i}", "cross-check") for i in range(4)] + [mk(f"seed9.table2.{i}", "paper") for i in range(3)]
+              + [mk(f"seed9.bounds.{i}", "bound") for i in range(2)] + [mk("seed9.sign", "ordering")]
+              + [mk(f"seed9.table2.note{i}", "informational") for i in range(5)])
+    line = headline(claims)
+    assert ("40% of the 10 counted claims are two-sided cross-checks of independent routes (goal ≥ 60%; held back most "
+            "by seed9.table2 (3), seed9.bounds (2), seed9.sign (1)); 5 informational comparisons") in line
+    assert "held back" not in headline(claims[:4] + claims[-5:])  # 100%: nothing holds it back
+    assert "counted claims" not in headline(claims[-5:])  # only informational comparisons: no share
+
+
+def _committed_claims() -> list[dict]:
+    return json.loads(COMMITTED.read_text())
+
+
+def test_no_cross_check_has_an_open_side():
+    """A cross-check is two-sided: no infinite bound or interval side, no infinite value (a one-sided check is a
+    ``bound`` or an ``ordering``). Reads the committed full-size claims (regenerate with ``make verify``)."""
+    open_sided = {c["id"]: (c["bounds"], c["interval"]) for c in _committed_claims() if c["kind"] == "cross-check"
+                  and not all(math.isfinite(x) for x in [c["predicted"], c["measured"], *(c["bounds"] or ()),
+                                                           *(c["interval"] or ())])}
+    assert open_sided == {}
+
+
+def test_no_cross_check_compares_a_quantity_with_itself():
+    """A cross-check whose predicted and measured values are equal to the last bit may be one function evaluated
+    twice under two names: every such family is listed in SAME_BITS with the reason it is two routes. Symbolic
+    identities between two formulas typed from the papers are regression values, not cross-checks."""
+    same = {}
+    for c in _committed_claims():
+        if c["kind"] == "cross-check" and c["rtol"] is not None and c["predicted"] == c["measured"]:
+            same.setdefault(".".join(c["id"].split(".")[:2]), []).append(c["id"])
+    assert {family: ids for family, ids in same.items() if family not in SAME_BITS} == {}
+    assert all(reason for reason in SAME_BITS.values())

@@ -138,7 +138,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                                     f"bound {upper:.4g} is {upper / sim.mean:.0f}× the simulation: not a check)" + also,
                                     lower, hi_z, bounds=(lower, np.inf),
                                     tolerance_why=f"simulated mean + {z:.2f} SE must not fall below the theorem's lower bound",
-                                    kind="cross-check"))
+                                    kind="bound"))
             lti = dpt.F_inf(sim.mechanism, p, rho=1.0, kind="lti")
             # where the run resolves the exact/LTI gap (gap > 2·z·SE, decided from the SE, not the mean), the
             # simulation must reject the LTI surrogate: at the smallest η the two differ by only ~1.4%
@@ -146,7 +146,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                 claims.append(Claim(f"{tag}.not_lti", PAPER, "Thm 2.2, App. C",
                                     f"the simulation rejects the LTI surrogate (exact/LTI = {pred / lti:.4f}): its lower "
                                     "limit lies above the LTI part", lti, lo_z, bounds=(lti, np.inf),
-                                    tolerance_why=f"simulated mean − {z:.2f} SE must exceed the LTI value", kind="cross-check"))
+                                    tolerance_why=f"simulated mean − {z:.2f} SE must exceed the LTI value", kind="bound"))
 
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2), constrained_layout=True)
     titles = {"d": rf"vs $d$ ($\lambda_k = 1/k$, $\eta = 0.02$)",

@@ -6,15 +6,17 @@ Kinds of claim (``dptheory.claims.KINDS``):
   the rates, recomputed from :mod:`dptheory.isrl.registry` and compared with the digest's printed digits
   (half a unit in the last printed digit; where the digest's short print is an exact value — 1e-6, 1e5, 2e5,
   1000, 10 — to 1e-12). The digest computed them from the same printed formulas, so these catch a
-  transcription error, nothing more. Exact elasticities (C11, C13–C16) are read off the same expressions.
-* ``cross-check``: at least one per theorem family, by a route other than the rate's own formula:
-  identities between two theorems' formulas that the paper's reductions imply (C8: Thm 2.2 vs Bassily et al.;
-  C9; C28: Thm 2.2 at n = 1 vs Duchi et al.; Thm F.3 vs the CDP ERM bound; C34); the privacy terms of Thms 2.1,
+  transcription error, nothing more. Exact elasticities (C11, C13–C16) are read off the same expressions. So are
+  the symbolic identities between two theorems' formulas that the paper's reductions imply (C8: Thm 2.2 vs
+  Bassily et al.; C9; C28: Thm 2.2 at n = 1 vs Duchi et al.; Thm F.3 vs the CDP ERM bound; C34): both formulas
+  are typed from the papers into the registry, so sympy's difference is 0 unless one was mistyped (issue 39).
+* ``cross-check``: at least one per theorem family but Thm F.3's ERM lower bounds (checked by the identity
+  above only), by a route other than the rate's own formula: the privacy terms of Thms 2.1,
   4.1 and H.1 rebuilt from the calibration code's σ² / ξ_i (Lemma D.6's ``D·√(dσ²/(MR))`` and ``dσ²/(μMR)``:
   the rate over it must be the same constant at points 10–100× apart); Thm 3.1's and Thm 5.2's proof bounds
   before optimisation at the batch size the calibration code (resp. the round registry) prescribes, against
   the optimised rates; the explicit-constant form of Thm D.1 against a numerical minimisation over η of
-  :func:`~dptheory.isrl.calibration.explicit_convex_bound`; Thm 2.2's ε0/√N reduction against the N- and
+  :func:`~dptheory.isrl.schedules.explicit_convex_bound`; Thm 2.2's ε0/√N reduction against the N- and
   ε0-elasticities of Thm D.5's eq. (21) (calibration code); the smooth round counts at the Moreau β against the
   non-smooth ones (Thm D.1 vs D.2, F.1 vs F.2); App. D.3.5's conversion round trip (App. C.2); the crossover of
   C10 by root finding against its closed form. The simulations of ``verify/isrl_simulation.py`` check Thm
@@ -35,7 +37,7 @@ import sympy as sp
 
 from dptheory.claims import Claim, atomic_write, save_figure
 from dptheory.data import golden
-from dptheory.isrl import calibration as cal
+from dptheory.isrl import calibration as cal, schedules
 from dptheory.isrl import registry as ir
 from dptheory.symbolic import elasticity
 
@@ -45,6 +47,11 @@ UNIT = dict(L=1, D=1, mu=1, phi=1, beta=1)
 P1 = dict(n=1000, N=100, M=100, d=100, eps0=1, delta0=1e-6, **UNIT)
 P2 = dict(n=1000, N=100, M=100, d=10_000, eps0=0.5, delta0=1e-6, **UNIT)
 EXACT = "exact (symbolic / Rational)"
+#: the kind of a symbolic identity between two formulas both typed from the papers into the registry
+#: (``C8.*.identity``, ``C9.identity``, ``C28.*``, ``xcheck.isrl_erm_*_lo.cdp``): sympy's ``simplify`` of their
+#: difference is exactly 0 unless one of them was mistyped, so it catches a transcription error and nothing more
+#: (issue 39): a regression value, as ``C10.sdp.symbolic`` and ``C34.symbolic``, not a cross-check
+TYPED = "regression"
 
 
 def G(key: str):
@@ -78,9 +85,10 @@ def _exact(cid, where, statement, predicted, measured) -> Claim:
                  tolerance_why=EXACT)
 
 
-def _identity(cid, where, statement, a, b, kind: str = "cross-check") -> Claim:
+def _identity(cid, where, statement, a, b, kind: str = TYPED) -> Claim:
     """``a == b`` symbolically: the measured value is ``simplify(a - b)`` (must be exactly 0). Two theorems'
-    formulas that the paper's reductions say agree: a cross-check (a transcription error in either shows)."""
+    formulas that the paper's reductions say agree, both typed from the papers: a regression value (:data:`TYPED`; a
+    transcription error in either shows, nothing more)."""
     diff = sp.simplify(a - b)
     return Claim(cid, PAPER, where, statement, 0.0, float(diff) if diff.is_number else float("nan"),
                  rtol=0.0, kind=kind, tolerance_why=EXACT)
@@ -334,7 +342,7 @@ def cross_checks() -> list[Claim]:
 
     R2 = 200_000
     s2 = cal.sigma2_noisy_mbsgd(1.0, R=R2, n=1000, eps0=1.0, delta0=D0)
-    res = minimize_scalar(lambda t: cal.explicit_convex_bound(L=1.0, D=1.0, R=R2, eta=math.exp(t), n=1000, M=100, d=100,
+    res = minimize_scalar(lambda t: schedules.explicit_convex_bound(L=1.0, D=1.0, R=R2, eta=math.exp(t), n=1000, M=100, d=100,
                                                                sigma2=s2), bounds=(-25.0, 0.0), method="bounded",
                           options=dict(xatol=1e-10))
     reg = float(ir.rate("isrl_iid_cvx_explicit").evaluate(L=1, D=1, n=1000, M=100, N=100, d=100, eps0=1, delta0=D0, R=R2))
@@ -375,7 +383,7 @@ def cross_checks() -> list[Claim]:
     # Thm 3.1 (E.1): the proof's bound before optimisation at the batch size of the calibration code
     q = dict(L=1.3, D=0.7, beta=2.0, n=1000, N=100, M=40, d=100, eps0=1.0, v=0.5, phi=1.0)
     lg = math.log(1 / D0)
-    K = cal.onepass_batch_convex(q["L"], beta=q["beta"], D=q["D"], n=q["n"], d=q["d"], eps0=q["eps0"], delta0=D0, M=q["M"])
+    K = schedules.onepass_batch_convex(q["L"], beta=q["beta"], D=q["D"], n=q["n"], d=q["d"], eps0=q["eps0"], delta0=D0, M=q["M"])
     up = ir.rate("isrl_noniid_cvx_up").evaluate(**q, delta0=D0)
     bias = q["beta"] * q["D"] ** 2 * K**2 / q["n"] ** 2
     noise = q["L"] * q["D"] * math.sqrt(q["d"] * lg) / (q["eps0"] * math.sqrt(K * q["n"] * q["M"]))
@@ -390,7 +398,7 @@ def cross_checks() -> list[Claim]:
                    "at the same K the proof's √K·vD/√(nM)·√((N−M)/(N−1)) equals eq. (30)'s heterogeneity term (registry)",
                    up.terms["hetero"], het, "exact algebra, floating point"))
     qs = dict(n=1e4, kappa=100.0, mu=1.0, Delta=1.0, eps0=1.0, M=10, N=40, L=1.0, d=10, phi=3.0, v=0.5)
-    Ks = cal.onepass_batch_sc(qs["n"], kappa=qs["kappa"], mu=qs["mu"], Delta=qs["Delta"], eps0=qs["eps0"], M=qs["M"],
+    Ks = schedules.onepass_batch_sc(qs["n"], kappa=qs["kappa"], mu=qs["mu"], Delta=qs["Delta"], eps0=qs["eps0"], M=qs["M"],
                               L=qs["L"], d=qs["d"], delta0=D0, phi=qs["phi"])
     arg = qs["mu"] * qs["Delta"] * min(qs["eps0"] ** 2 * qs["n"] ** 2 * qs["M"] / (qs["L"] ** 2 * qs["d"] * lg),
                                        qs["n"] * qs["M"] / qs["phi"] ** 2)

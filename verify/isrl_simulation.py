@@ -65,18 +65,15 @@ from dptheory.claims import Claim, save_figure
 from dptheory import isrl
 from dptheory.isrl.calibration import (
     batch_size_experiment,
-    explicit_convex_bound,
     harmonic_M,
     min_batch_size,
-    multi_stage_schedule,
-    noisy_mbsgd_convex_schedule,
-    onepass_batch_sc,
     sigma2_local_sgd,
     sigma2_noisy_mbsgd,
     sigma2_experiment,
     sigma2_onepass,
     silo_sampling_factor,
 )
+from dptheory.isrl.schedules import explicit_convex_bound, multi_stage_schedule, noisy_mbsgd_convex_schedule, onepass_batch_sc
 from dptheory.isrl.problems import HardLinear, LogisticRegression, SCQuadratic
 from dptheory.isrl.simulation import (
     coupled_stability,

@@ -100,12 +100,12 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     claims.append(Claim("eps_vs_T.pld_decreasing", PAPER, "App. C.3",
                         "for fixed k the PLD ε decreases in T (smaller batches): largest ratio ε(T_next)/ε(T) on the grid",
                         1.0, float(np.max(pld[1:] / pld[:-1])), bounds=(0.0, 1.0),
-                        tolerance_why="a ratio below 1 at every step of the grid", kind="cross-check"))
+                        tolerance_why="a ratio below 1 at every step of the grid", kind="ordering"))
     rdp = np.array([c["rdp"] for c in curves])
     claims.append(Claim("eps_vs_T.pld_below_rdp", PAPER, "exact accountants",
                         "PLD ≤ RDP at every T (both certify the same Poisson model; PLD is tight): largest ratio PLD/RDP",
                         1.0, float(np.max(pld / rdp)), bounds=(0.0, 1.0),
-                        tolerance_why="two independent accountants: the tight one may not exceed the bound", kind="cross-check"))
+                        tolerance_why="two independent accountants: the tight one may not exceed the bound", kind="ordering"))
     # Monte Carlo: its interval must contain PLD at every checked T (Bonferroni over the points)
     T_mc = [126, 1918] if quick else [20, 64, 126, 251, 700, 1918]
     level = 1 - 0.01 / len(T_mc)
@@ -138,8 +138,10 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
         tag = f"N={row['N']:g}.eps={row['eps']:g}.k={row['k']:g}"
         claims.append(Claim(f"thm31.sound.{tag}", PAPER, "Thm 3.1 (γ smallest root, corrected (55))",
                             f"PLD ε at ⌈T_min⌉ = {math.ceil(row['T_min_min'])} is within ε_target (T_true = {row['T_true']})",
-                            row["eps"], row["eps_pld_at_T_min"], bounds=(0.0, row["eps"]),
-                            tolerance_why="a sound guarantee: the exact ε may not exceed the target", kind="cross-check"))
+                            row["eps"], row["eps_pld_at_T_min"], bounds=(0.0, row["eps"]), kind="informational",
+                            tolerance_why="a sound guarantee: the exact ε may not exceed the target; it is 0.2–0.4 of "
+                                          "the target on this grid (a 2.6–4.3× margin), so the check cannot fail in "
+                                          "practice: reported"))
         ratio = row["T_min_min"] / row["T_true"]
         claims.append(Claim(f"thm32.floor.{tag}", PAPER, "Thm 3.2 / App. C.2",
                             f"T_true ≥ T_min,asym = {row['T_asym']:.1f} (slack T_min/T_true = {ratio:.2f} vs 2γ = {2 * row['gamma_min']:.2f}); "
@@ -169,7 +171,7 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
     claims.append(Claim("alg1.bracket.ordered", PAPER, "Alg. 1 (lower: realisable pair; upper: RDP replace-one)",
                         f"lower end ≤ upper end at Table 9 and at all {len(rows)} grid points: largest ratio lower/upper",
                         1.0, max(b.lo / b.hi for b in brackets), bounds=(0.0, 1.0),
-                        tolerance_why="two independent routes bounding the same ε from either side", kind="cross-check"))
+                        tolerance_why="two independent routes bounding the same ε from either side", kind="ordering"))
     # the lower end (closed form, the sum statistic) against dp_accounting's PLD of the whole realisable pair
     rel = np.array([b.lo / b.pair_upper for b in brackets])
     claims.append(Claim("alg1.lower_vs_pair_pld", PAPER, "Alg. 1, the realisable pair = Poisson add/remove at σ/2",
@@ -191,7 +193,8 @@ def run(out_dir, quick: bool = False, executor=None) -> list[Claim]:
                             tolerance_why="digest prints 3 decimals; same formula (a transcription check)", kind="regression"))
     claims.append(Claim("thm32.clt_asymptotics.limit", PAPER, "App. C.2", "the ratio increases toward 2 as δ → 0 (so T_true → T_min/γ, "
                         "not T_min/(2γ): the paper's c/2 slip)", 2.0, values[-1], bounds=(max(values[:-1]), 2.0),
-                        tolerance_why="the asymptotic analysis (limit 2) against the numerical CLT", kind="cross-check"))
+                        tolerance_why="the asymptotic analysis (limit 2) against the numerical CLT: a bracket, above the "
+                                      "previous δ's ratio and below the limit", kind="bound"))
     _figure(out_dir, T_grid, curves, mc, T_mc, eps_target, t_mins, gammas, T_true, b9, rows)
     return claims
 

@@ -156,7 +156,7 @@ def _concentration(quick: bool) -> tuple[list[Claim], dict]:
                             f"at p = 1, n = {n} the step holds: the upper end of the failure probability's interval is "
                             f"below β = 0.05 (digest: {'0.036' if n == 8 else '0.034'})", 0.05, e.value + z * e.stderr,
                             bounds=(0.0, 0.05), tolerance_why=why + "; the simulation against the paper's bound",
-                            kind="cross-check"))
+                            kind="bound"))
     return claims, ests
 
 
@@ -176,7 +176,7 @@ def _regret(quick: bool) -> tuple[list[Claim], dict]:
             f"online logistic regression (p = {p}, σ = {sigma:g}, ‖θ_true‖ = {ts:g}, λ = λ* = {run.lam:.4g}, vanilla tree): "
             f"mean over seeds of average regret / corrected bound = {est.value:.4f}; the upper end of its interval is < 1",
             1.0, est.value + z * est.stderr, bounds=(0.0, 1.0),
-            **({"kind": "cross-check", "tolerance_why": why} if est.value + z * est.stderr >= 0.1 else
+            **({"kind": "bound", "tolerance_why": why} if est.value + z * est.stderr >= 0.1 else
                {"kind": "informational", "tolerance_why": why + "; the bound is more than 10× above the regret here: it "
                                                                  "cannot fail in practice"})))
     ref = 4096 if 4096 in runs else max(runs)
@@ -195,7 +195,7 @@ def _regret(quick: bool) -> tuple[list[Claim], dict]:
         f"the average regret decays in n (log-log slope {fit.slope:.3f}, bootstrap 95% CI [{fit.low:.3f}, {fit.high:.3f}] "
         f"over n = {ns[0]}..{ns[-1]}): the upper end of the interval is < 0, as R*(n) → 0 requires",
         0.0, fit.high, bounds=(-math.inf, 0.0), tolerance_why="bootstrap percentile interval over seeds",
-        kind="cross-check"))
+        kind="ordering"))
     claims.append(Claim(
         "seed000.regret.slope.vs_bound", PAPER, "Thm C.1, errata 000 §3",
         f"slope of the average regret {fit.slope:.3f} [{fit.low:.3f}, {fit.high:.3f}] vs the corrected R*(n)'s local slope "

@@ -8,7 +8,9 @@ r"""Privacy accounting shared by every paper of the toolkit.
 * :mod:`.gdp`: Gaussian DP (Dong–Roth–Su Cor. 2.13, seed 001 eq. (64)) and the CLT μ of DP-SGD (eq. (65));
 * :mod:`.dpsgd`: PLD, RDP, CLT, Monte-Carlo and fixed-batch replace-one accountants of DP-SGD, the
   ``dp_accounting`` adapters, the fewest rounds and the smallest σ that certify a target;
-* :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI;
+* :mod:`.montecarlo`: δ(ε) and ε(δ) of DP-SGD from importance-sampled privacy losses, with a CI; its proposals
+  (exponential tilts of each direction's loss, :func:`default_proposal`) are in :mod:`.montecarlo_tilts`, the
+  kernel that draws the paths in :mod:`.montecarlo_paths`;
 * :mod:`.conversions`: ρ-zCDP → (ε, δ) three ways (classic, improved on all orders or on seed 000's grid,
   exact Gaussian) and their inverses, σ for an exact target (seed 000, errata 000 §2.11);
 * :mod:`.cyclic_poisson`: DP-SGD and banded strategies amplified by cyclic Poisson sampling (Choquette-Choo et al.
@@ -37,8 +39,9 @@ _EXPORTS = {
     "zcdp": ('CONVERSION_METHODS', 'noise_multiplier', 'zcdp_to_epsilon', 'epsilon_to_zcdp', 'noise_multiplier_for'),
     "classic": ('advanced_composition', 'gaussian_sigma_classic', 'subsampled_epsilon'),
     "gdp": ('gdp_delta', 'gdp_epsilon', 'gdp_mu', 'mu_clt'),
-    "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'wor_rdp_epsilon', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
-    "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'default_proposal', 'mc_delta', 'mc_epsilon'),
+    "dpsgd": ('ACCOUNTANTS', 'PLD_DISCRETIZATION', 'PLD_MAX_POINTS', 'PLD_MAX_T', 'PLD_MIN_RTOL', 'PLD_RTOL', 'accountant_epsilon', 'dp_accounting_module', 'wor_rdp_epsilon', 'exact_epsilon', 'pld_accountant', 'rdp_accountant', 'replace_one_sensitivity', 'exact_minimal_T', 'calibrate_sigma'),
+    "montecarlo": ('MIN_ESS', 'MonteCarloWarning', 'DirectionDelta', 'MonteCarloDelta', 'MonteCarloEpsilon', 'mc_delta', 'mc_epsilon'),
+    "montecarlo_tilts": ('default_proposal',),
     "calibration": ('calibrate_noise',),
     "cyclic_poisson": ('cyclic_poisson_rounds', 'cyclic_poisson_epsilon', 'cyclic_poisson_sigma'),
     "sampling": ('PoissonSampling', 'CyclicPoisson', 'MinSeparated', 'FixedOrder', 'SCHEMES'),

@@ -3,9 +3,12 @@ r"""Seed 002, Lowy & Razaviyayn, *Private Federated Learning Without a Trusted S
 * :mod:`.registry`: every rate (Thms 2.1, 2.2, 3.1, 4.1, F.3, 5.1, 5.2, H.1, D.3.5 and the prior work of
   Fig. 3) and round complexity as sympy expressions split into statistical / privacy / heterogeneity terms,
   with conditions, log factors as printed or dropped, the corrections of docs/errata.md, elasticities and crossovers;
-* :mod:`.calibration`: the noise of Algorithm 2 (Thm D.1) and of the other variants, batch sizes, rounds,
-  step sizes and the multi-stage schedule (printed and corrected), and what Alg. 2's calibration spends in its
-  own sampling model (with replacement: a bracket, :func:`~.calibration.spend_bracket`) and in others;
+* :mod:`.calibration`: the noise of Algorithm 2 (Thm D.1) and of the other variants, and the privacy lemmas they
+  rest on (silo sampling, ISRL-DP ↔ user level, amplification by shuffling);
+* :mod:`.schedules`: the batch sizes, rounds, step sizes and the multi-stage schedule the theorems prescribe
+  (printed and corrected);
+* :mod:`.spend`: what the calibrations spend: Alg. 2's in its own sampling model (with replacement: a bracket,
+  :func:`~dptheory.isrl.spend.spend_bracket`) and in others, the one-pass calibration's exactly;
 * :mod:`.problems` and :mod:`.simulation`: Noisy ISRL-DP MB-SGD, its accelerated one-pass and multi-stage
   variants and ISRL-DP local SGD, vectorised over seeds × silos × records on the array backend, on problems
   with exact ``F`` and ``F⋆``.
@@ -20,10 +23,12 @@ r"""Seed 002, Lowy & Razaviyayn, *Private Federated Learning Without a Trusted S
 """
 
 from .calibration import *  # noqa: F401,F403
+from .schedules import *  # noqa: F401,F403
+from .spend import *  # noqa: F401,F403
 from .problems import *  # noqa: F401,F403
 from .simulation import *  # noqa: F401,F403
 from .registry import (  # noqa: F401  (not *: the registry's sympy symbols n, N, M, … stay in the module)
     FIGURE3_CONVENTIONS, SYMBOLS, Figure3Table, Rate, RateValue, RoundComplexity, crossover, dominant_term,
     figure3_table, rate, rates, round_complexities, rounds, smoothing_beta,
 )
-from . import calibration, problems, registry, simulation  # noqa: F401
+from . import calibration, problems, registry, schedules, simulation, spend  # noqa: F401
