@@ -3,9 +3,9 @@
 * ``compare.F_n_to_F_inf.*`` (verify/comparison.py): the stationary side is the mechanism's ``filtered_energy`` (pole
   integrals, closed forms) with the streaming-limit sensitivity, the finite side its ``final_row_energy`` at
   ``n = 10⁵`` with the ``n``-step sensitivity;
-* ``compare.oracle.*`` and ``compare_trained.oracle.*`` (verify/_oracle.py): the oracle is ``DenseMechanism`` on the
-  dense strategy (pattern enumeration by ``dense_sensitivity``, the dense decoder), the table the mechanism's own
-  structured routes.
+* ``compare.oracle.*`` and ``compare_trained.oracle.*`` (verify/_oracle.py): the oracle is the mechanism's dense
+  matrices read by the base-class routes (pattern enumeration by ``dense_sensitivity``, the dense noising matrix),
+  the table the mechanism's own structured routes.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ def test_the_limit_claims_two_sides_move_apart(mech, monkeypatch):
 
 def test_the_oracle_and_the_table_are_two_routes(monkeypatch):
     n, participation = 64, dpt.Participation(max_participations=2, min_sep=32)
-    table = dpt.compare(["dpsgd", "blt", "banded"], MEAN, horizon=n, participation=participation, rho=1.0,
+    table = dpt.compare(["dpsgd", "blt", "tree", "banded"], MEAN, horizon=n, participation=participation, rho=1.0,
                         timing=False)
     labels = [l for l in table.labels if table[l].mechanism is not None and not table[l].alias_of]
     measure = lambda label, column: _oracle.measure(table[label].mechanism, MEAN, column, n=n, rho=1.0,
-                                                    participation=participation, scale=1.0, seed=0)[0]
+                                                    participation=participation, scale=1.0)[0]
     before = {(l, c): measure(l, c) for l in labels for c in ("F_n", "max_loss")}
     for (label, column), value in before.items():
         assert value == pytest.approx(table[label].value(column), rel=1e-9), (label, column)
@@ -56,11 +56,11 @@ def test_the_oracle_and_the_table_are_two_routes(monkeypatch):
         m.setattr(_oracle, "dense_sensitivity", _scaled_function(_oracle.dense_sensitivity, 1 + 1e-6))
         for label in labels:
             assert measure(label, "max_loss") == pytest.approx(before[label, "max_loss"] * (1 + 1e-6), rel=1e-12)
-    again = dpt.compare(["dpsgd", "blt", "banded"], MEAN, horizon=n, participation=participation, rho=1.0,
+    again = dpt.compare(["dpsgd", "blt", "tree", "banded"], MEAN, horizon=n, participation=participation, rho=1.0,
                         timing=False)
     assert [again[l].value("max_loss") for l in labels] == [table[l].value("max_loss") for l in labels]
-    # the table's structured last-row energy (the class that defines it: Toeplitz, BLT, ...): scaling it moves the
-    # table's F_n, not the oracle's (DenseMechanism inherits the dense route of Mechanism)
+    # the table's structured last-row energy (the class that defines it: Toeplitz, BLT, the tree, ...): scaling it
+    # moves the table's F_n, not the oracle's (its dense view reads the base class's route)
     checked = 0
     for label in labels:
         mech = table[label].mechanism

@@ -5,12 +5,11 @@ for a banded strategy with at most ``⌊N/B⌋`` bands, fixed-order epochs other
 
 Claims (each can fail; the measured side never comes from the table's own routes):
 
-* ``compare_trained.oracle.*`` (cross-check): the table's ``F_n`` and MaxLoss of each winner and runner-up against the
-  dense-matrix oracle (``DenseMechanism`` on the ``n × n`` strategy: its own pattern enumeration for the sensitivity,
-  triangular solves for the decoder) at ``n ≤ 256``, or against ``simulate`` with the mechanism's own noise stream for
-  a strategy that is not square (the tree);
+* ``compare_trained.oracle.*`` (cross-check): the table's ``F_n`` and MaxLoss of each row a finding names against
+  the dense-matrix oracle at ``n ≤ 256`` (``verify/_oracle.py``: the strategy and noising matrix as dense arrays, the
+  sensitivity by pattern enumeration, the energies by the base-class routes; none of the table's structured routes);
 * ``compare_trained.winner.*`` (ordering): the winner of each yardstick at ``ε = 1, 4, 16`` beats the best row of
-  every other family, by the oracle's values (its margin is the statement);
+  the next family, by the oracle's values (its margin is the statement);
 * ``compare_trained.amplified_vs_correlated.*`` (ordering): on which side of 1 the ratio of the best unamplified
   (correlated-noise) row's ``F_n`` to amplified DP-SGD's lies, at every ``ε`` of the sweep, by the oracle: the
   crossover of the figure;
@@ -28,9 +27,8 @@ import numpy as np
 import dptheory as dpt
 from dptheory.accounting import exact_epsilon
 from dptheory.claims import Claim, atomic_write, save_figure
-from dptheory.stats import family_quantile
 
-from ._oracle import SIM_SEEDS, measure
+from ._oracle import measure
 from ._runner import point_seed
 
 WHERE = "dptheory.compare as trained (docs/choosing_a_mechanism.md)"
@@ -47,7 +45,6 @@ EPS_FULL = (0.1, 0.3, 1.0, 4.0, 16.0, 32.0)
 EPS_QUICK = (1.0, 4.0, 16.0)
 FINDING_EPS = (1.0, 4.0, 16.0)
 YARDSTICKS = {"F_n.mean": ("mean", "F_n"), "F_n.linreg": ("linreg", "F_n"), "max_loss": ("mean", "max_loss")}
-ALPHA = 0.05
 
 
 def _tables(quick: bool) -> dict:
@@ -68,39 +65,29 @@ def _family_best(table, column: str) -> dict:
     return best
 
 
-def _oracle(table, label: str, problem, column: str, seed: int) -> tuple[float, float, str]:
-    """``column`` of row ``label`` by the route of :mod:`._oracle`: ``(value, standard error, route)``."""
+def _oracle(table, label: str, problem, column: str) -> tuple[float, str]:
+    """``column`` of row ``label`` by the dense route of :mod:`._oracle`: ``(value, route)``."""
     row, n = table[label], table.setting["horizon"]
     p = row.privacy
     return measure(row.mechanism, problem, column, n=n, rho=p.rho, participation=p.participation(n),
-                   scale=p.noise_multiplier, seed=seed)
-
-
-def _oracle_claim(key, eps, yard, table, label, value, se, route, z) -> Claim:
-    predicted = table[label].value(YARDSTICKS[yard][1])
-    common = dict(paper=PAPER, where=WHERE, kind="cross-check", predicted=predicted, measured=value)
-    cid = f"compare_trained.oracle.{key}.eps{eps:g}.{yard}.{label}"
-    what = f"{yard} of {label} at (eps, delta) = ({eps:g}, {DELTA:g}), {key}, from the table"
-    if se == 0.0:
-        return Claim(cid, statement=f"{what} equals the {route}", rtol=1e-9,
-                     tolerance_why="two deterministic routes in double precision", **common)
-    return Claim(cid, statement=f"{what} lies in the interval of {route}", interval=(value - z * se, value + z * se),
-                 tolerance_why=f"{z:.2f} SE (Bonferroni over the simulated rows, {ALPHA:.0%})", **common)
+                   scale=p.noise_multiplier)
 
 
 def _ordering_and_oracle_claims(tables: dict) -> tuple[list[Claim], dict]:
     """Winners, amplified-vs-correlated orderings and their oracle cross-checks; also the ratios for the figure."""
     claims, ratios = [], {}
     oracle_cache: dict = {}
-    z = family_quantile(n_claims=64, dof=SIM_SEEDS - 1, alpha=ALPHA)
 
     def oracle(key, eps, yard, table, label):
         if (key, eps, yard, label) not in oracle_cache:
             name, column = YARDSTICKS[yard]
-            seed = point_seed(91, key, eps, yard, label)
-            value, se, route = _oracle(table, label, PROBLEMS[name], column, seed)
-            oracle_cache[key, eps, yard, label] = (value, se)
-            claims.append(_oracle_claim(key, eps, yard, table, label, value, se, route, z))
+            value, route = _oracle(table, label, PROBLEMS[name], column)
+            oracle_cache[key, eps, yard, label] = value
+            claims.append(Claim(
+                f"compare_trained.oracle.{key}.eps{eps:g}.{yard}.{label}", PAPER, WHERE,
+                f"{yard} of {label} at (eps, delta) = ({eps:g}, {DELTA:g}), {key}, from the table equals the {route}",
+                table[label].value(column), value, rtol=1e-9, kind="cross-check",
+                tolerance_why="two deterministic routes in double precision"))
         return oracle_cache[key, eps, yard, label]
 
     for (key, eps, name), table in tables.items():
@@ -111,33 +98,29 @@ def _ordering_and_oracle_claims(tables: dict) -> tuple[list[Claim], dict]:
             if eps in FINDING_EPS:
                 ranked = sorted(best.values(), key=lambda l: table[l].value(column))
                 winner = ranked[0]
-                w, w_se = oracle(key, eps, yard, table, winner)
-                for other in ranked[1:]:
-                    o, o_se = oracle(key, eps, yard, table, other)
+                w = oracle(key, eps, yard, table, winner)
+                for other in ranked[1:2]:  # the best of the next family: the statement's margin
                     margin = table[other].value(column) / table[winner].value(column)
                     claims.append(Claim(
                         f"compare_trained.winner.{key}.eps{eps:g}.{yard}.{table[other].family}", PAPER, WHERE,
                         f"at (eps, delta) = ({eps:g}, {DELTA:g}), {key}: {winner} ({table[winner].privacy.scheme}) has a "
                         f"smaller {yard} than {other}, the best of family {table[other].family!r} "
                         f"({table[other].privacy.scheme}), by a factor {margin:.4g} in the table",
-                        margin, (o - z * o_se) / (w + z * w_se), bounds=(1.0, math.inf), kind="ordering",
-                        tolerance_why="measured: the oracle's ratio, its lower end where a side is simulated"))
+                        margin, oracle(key, eps, yard, table, other) / w, bounds=(1.0, math.inf), kind="ordering",
+                        tolerance_why="measured: the dense oracle's ratio"))
             if column == "F_n":
                 unamplified = [l for l in table.ranking(column) if not table[l].privacy.scheme.amplified]
                 if unamplified and "DP-SGD" in table.labels:
-                    u, u_se = oracle(key, eps, yard, table, unamplified[0])
-                    d, d_se = oracle(key, eps, yard, table, "DP-SGD")
                     ratio = table[unamplified[0]].value(column) / table["DP-SGD"].value(column)
                     ratios[key, name, eps] = (ratio, unamplified[0])
-                    ahead = ratio > 1.0
-                    measured = (u - z * u_se) / (d + z * d_se) if ahead else (u + z * u_se) / (d - z * d_se)
+                    measured = oracle(key, eps, yard, table, unamplified[0]) / oracle(key, eps, yard, table, "DP-SGD")
                     claims.append(Claim(
                         f"compare_trained.amplified_vs_correlated.{key}.{name}.eps{eps:g}", PAPER, WHERE,
                         f"F_n of {name} at (eps, delta) = ({eps:g}, {DELTA:g}), {key}: the best unamplified row "
                         f"({unamplified[0]}) over amplified DP-SGD is {ratio:.4g} in the table: "
-                        f"{'DP-SGD' if ahead else unamplified[0]} ahead",
-                        ratio, measured, bounds=(1.0, math.inf) if ahead else (0.0, 1.0), kind="ordering",
-                        tolerance_why="measured: the oracle's ratio at the end of its interval nearest to 1"))
+                        f"{'DP-SGD' if ratio > 1.0 else unamplified[0]} ahead",
+                        ratio, measured, bounds=(1.0, math.inf) if ratio > 1.0 else (0.0, 1.0), kind="ordering",
+                        tolerance_why="measured: the dense oracle's ratio"))
     return claims, ratios
 
 
@@ -229,11 +212,10 @@ def _findings_markdown(claims: list[Claim], tables: dict, ratios: dict) -> str:
                 if not won:
                     continue
                 table = tables[key, eps, name]
-                winner = table.ranking(column)[0]
-                margin = min(c.predicted for c in won)
+                winner, runner = sorted(_family_best(table, column).values(), key=lambda l: table[l].value(column))[:2]
                 verdict = "holds" if all(c.passed for c in won) else "FAILS"
-                parts.append(f"{yard}: **{winner}** ({_scheme(table[winner])}), ahead of the next family by "
-                             f"{margin:.3g}x (oracle check {verdict})")
+                parts.append(f"{yard}: **{winner}** ({_scheme(table[winner])}), ahead of {runner} "
+                             f"({_scheme(table[runner])}) by {won[0].predicted:.3g}x (oracle check {verdict})")
             lines.append(f"- eps = {eps:g}: " + "; ".join(parts))
         for name in PROBLEMS:
             cross = _crossover(ratios, key, name)
