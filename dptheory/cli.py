@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import os
 import shlex
 import subprocess
 import sys
@@ -855,8 +856,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         return 130
     data, text, *status = result
-    if args.json:
-        print(dumps(data))
-    elif text:
-        print(text)
+    try:
+        if args.json:
+            print(dumps(data))
+        elif text:
+            print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (`dptheory … | head`): not an error of the command
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the exit flush does not raise again
     return status[0] if status else 0

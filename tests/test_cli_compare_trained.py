@@ -39,3 +39,17 @@ def test_bad_combinations_exit_2_with_one_line(args, says):
     proc = run("compare", "--families", "dpsgd", *args)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and says in proc.stderr, proc.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """``dptheory … --json | head -c 100``: the closed pipe is the reader's choice, not an error of the command."""
+    import subprocess
+    import sys
+
+    from test_cli import ROOT, _env
+
+    proc = subprocess.Popen([sys.executable, "-m", "dptheory", "compare", "--families", "dpsgd", "sqrt", "--horizon",
+                             "64", "--json"], cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command has written anything: its write meets a pipe with no reader
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode()
