@@ -27,8 +27,15 @@ alternating SOCP of Fig. 3 for a strongly convex loss); the banded square root (
 the band count minimising MaxLoss, and BandMF (Choquette-Choo et al. 2023) where ``n`` is small enough for its
 ``O(n³)`` optimiser.
 
+**As trained** (``compare(…, eps=, delta=, dataset_size=N, batch_size=B, epochs=E)``): the horizon is
+``n = E·⌊N/B⌋`` and each row is calibrated to the one ``(ε, δ)`` by the tightest accountant valid for it
+(:mod:`dptheory.training`: Poisson sampling for DP-SGD, cyclic Poisson for a strategy with at most ``⌊N/B⌋`` bands,
+fixed-order epochs otherwise); ``row.privacy`` says which, with the noise multiplier and the ε charged, ``sigma`` is
+the calibrated noise std and ``max_loss``/``rms_loss`` the prefix errors at it. Rows that repeat every value of an
+earlier row are marked as its alias (``row.alias_of``) and left out of rankings.
+
 Cost: closed forms and ``O(n)``–``O(n log n)`` routes; dense ``n × n`` work only up to :data:`DENSE_LIMIT` steps
-(above it a cell says which mechanism would need it).
+(above it a cell says which mechanism would need it); TreeAgg-Full by the Haar basis of its Gram matrix at any ``n``.
 """
 
 from __future__ import annotations
