@@ -348,6 +348,36 @@ def test_remark32_is_not_tight_for_the_complete_tree_at_n_1e4():
         assert "dynamic programme" in mech.sensitivity_route(n, part)
         assert (readout, "C", n) not in _DENSE  # no dense strategy was built
     assert _node_count_energy(better, n, "honaker") == _pattern_energy(better, n, "honaker") == 261
+    # the vanilla maximum is reached by another pattern: the one above reaches 194 there
+    vanilla_best = np.array([0, 1024, 2048, 3072, 4096, 5120, 6144, 7168, 8168, 9216])
+    assert np.all(np.diff(vanilla_best) >= 1000)
+    assert _node_count_energy(better, n, "vanilla") == 194
+    assert _node_count_energy(vanilla_best, n, "vanilla") == 203 and _node_count_energy(vanilla_best, n, "honaker") == 254
+    assert TreeAggregation("vanilla").sensitivity_sq(n, part) == 203
+
+
+@pytest.mark.parametrize("readout", READOUTS)
+def test_sensitivity_sq_is_the_exact_integer_on_every_route(readout):
+    """sensitivity_sq is an int equal to round(sensitivity²) (which is off by ulps: 2.0000000000000004 for 2) on
+    every route: one participation, one pattern, the dense enumeration, the bounds meeting, the programme."""
+    mech = TreeAggregation(readout)
+    routes, off = set(), 0
+    for n in (1, 2, 7, 16, 33, 100, 129, 300, 1000, 2052):
+        for k, b in ((1, 1), (2, 1), (3, 7), (4, 13), (6, 50), (10, max(n // 10, 1)), (6, 342), (5, 100)):
+            part = P(max_participations=k, min_sep=b)
+            s2 = mech.sensitivity_sq(n, part)
+            s = mech.sensitivity(n, part)
+            assert type(s2) is int and s2 == round(s * s), (n, k, b)
+            off += s * s != s2
+            routes.add(mech.sensitivity_route(n, part).split(" ")[0])
+            if n <= 40 and part.participations(n) >= 2:
+                assert s2 == _brute_sens2(readout, n, k, b)
+    assert off > 0 and len(routes) >= 4, routes
+    assert mech.sensitivity_sq(1024) == tree_depth(1024) == 11 and mech.sensitivity_sq(2052, P(max_participations=6,
+                                                                                             min_sep=342)) == \
+        {"vanilla": 98, "honaker": 118, "full": 118}[readout]
+    with pytest.raises(ValueError, match=r"n must lie in \[1, inf\)"):
+        mech.sensitivity_sq(0)
 
 
 @pytest.mark.parametrize("readout", ["vanilla", "honaker"])
@@ -378,6 +408,9 @@ def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
     assert "bounds" in report.route and ("vanilla", "C", n) not in _DENSE
     with pytest.raises(ValueError, match=r"bounds \[11\.4891, 11\.5758\] do not meet.*sensitivity_report"):
         vanilla.sensitivity(n, part)
+    assert TreeAggregation("honaker").sensitivity_sq(n, part) == 134
+    with pytest.raises(ValueError, match=r"squared sensitivity .* bounds \[132, 134\] do not meet"):
+        vanilla.sensitivity_sq(n, part)
     with pytest.raises(ValueError, match="only bounded"):
         prefix_loss(vanilla, n, part)
 

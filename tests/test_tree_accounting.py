@@ -119,8 +119,69 @@ def test_worst_case_equals_tf_privacy_and_brute_force_claim_20():
 @pytest.mark.parametrize("N, M, sep", [(10, 3, 1), (12, 4, 2), (9, 9, 0), (13, 2, 5), (16, 3, 3)])
 @pytest.mark.parametrize("readout", ["all", "vanilla"])
 def test_worst_case_dp_matches_enumeration(N, M, sep, readout):
-    assert ta.worst_case_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == \
-        ta.brute_force_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+    brute = ta.brute_force_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+    assert ta.worst_case_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == brute
+    assert ta._subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == brute
+
+
+@pytest.mark.parametrize("readout", ["all", "vanilla"])
+def test_worst_case_routes_to_the_tree_mechanism_and_equals_the_subtree_programme(readout):
+    """The TF-Privacy-shaped entry point is TreeAggregation(...).sensitivity_sq with min_sep = min_separation + 1
+    ("all" = "honaker" = "full"), and equals the former subtree programme (an independent route) on a grid."""
+    from dptheory.mechanisms import Participation, TreeAggregation
+
+    names = {"all": ("honaker", "full"), "vanilla": ("vanilla",)}[readout]
+    for N in (64, 100, 200, 257):
+        for M in (2, 3, 5):
+            for sep in (0, 3, 10, 31):
+                w = ta.worst_case_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+                assert type(w) is int
+                assert w == ta._subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+                part = Participation(max_participations=M, min_sep=sep + 1)
+                assert part == Participation.from_min_separation(sep, max_participations=M)
+                for name in names:
+                    assert TreeAggregation(name).sensitivity_sq(N, part) == w, (N, M, sep, name)
+
+
+def test_worst_case_at_tf_privacy_scale_is_fast():
+    """(513, 5, 99): 82 in milliseconds (the subtree programme took ~6 s); MNIST scale (4800, 80, 59) with every
+    node released is 10088, TF-Privacy's value (recorded in issue 37: its dynamic programme took 972 s)."""
+    import time
+
+    start = time.perf_counter()
+    assert ta.worst_case_sensitivity_sq(513, max_participations=5, min_separation=99) == 82
+    assert ta.worst_case_sensitivity_sq(513, max_participations=5, min_separation=99, readout="vanilla") == 67
+    assert time.perf_counter() - start < 2.0
+    assert ta.worst_case_sensitivity_sq(4800, max_participations=80, min_separation=59) == 10088
+
+
+def test_worst_case_falls_back_to_the_subtree_programme_where_the_mechanism_has_only_bounds():
+    """Vanilla, 20000 steps, consecutive steps allowed: the mechanism's programme is beyond its budget (bounds
+    123 and 125); the entry point still returns the exact value, by the subtree programme."""
+    from dptheory.mechanisms import Participation, TreeAggregation
+
+    part = Participation.from_min_separation(0, max_participations=3)
+    report = TreeAggregation("vanilla").sensitivity_report(20_000, part)
+    assert not report.exact
+    with pytest.raises(ValueError, match="only bounded"):
+        TreeAggregation("vanilla").sensitivity_sq(20_000, part)
+    w = ta.worst_case_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla")
+    assert w == ta._subtree_dp_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla") == 123
+    assert round(report.lower**2) <= w <= round(report.upper**2)
+
+
+def test_participation_from_tf_privacy_min_separation():
+    from dptheory.mechanisms import Participation
+
+    assert Participation.from_min_separation(0) == Participation() == Participation(max_participations=1, min_sep=1)
+    assert Participation.from_min_separation(99, max_participations=5) == Participation(max_participations=5,
+                                                                                        min_sep=100)
+    for bad, match in ((-1, "min_separation must lie in"), (1.5, "min_separation must be an integer"),
+                       (True, "min_separation must be a real number"), ("3", "min_separation must be a real number")):
+        with pytest.raises(ValueError, match=match):
+            Participation.from_min_separation(bad)
+    with pytest.raises(ValueError, match="max_participations must lie in"):
+        Participation.from_min_separation(3, max_participations=0)
 
 
 def test_sweep_matches_pattern_sums():

@@ -80,6 +80,40 @@ class Participation:
         object.__setattr__(self, "max_participations", check_int("max_participations", self.max_participations, 1))
         object.__setattr__(self, "min_sep", check_int("min_sep", self.min_sep, 1))
 
+    @classmethod
+    def from_min_separation(cls, min_separation: int, *, max_participations: int = 1) -> Participation:
+        r"""The schema in TensorFlow Privacy's convention: ``min_separation = s`` leaves *strictly between* two.
+
+        TF-Privacy's ``compute_rdp_tree_restart`` / ``compute_rdp_single_tree`` and
+        :func:`dptheory.treeagg.accounting.worst_case_sensitivity_sq` count ``s = y − x − 1`` for consecutive
+        participations at steps ``x < y``; ``min_sep = b`` here counts ``b = y − x``, so ``b = s + 1``
+        (``s = 0``: consecutive steps allowed, ``min_sep = 1``).
+
+        Parameters
+        ----------
+        min_separation : int
+            ``s ≥ 0``, the fewest steps strictly between two participations of one example.
+        max_participations : int, default 1
+            ``k``: the most times one example may participate (keyword-only, at least 1).
+
+        Returns
+        -------
+        Participation
+            ``Participation(max_participations=k, min_sep=s + 1)``.
+
+        Raises
+        ------
+        ValueError
+            If ``min_separation`` is not a non-negative integer or ``max_participations`` not a positive one.
+
+        Examples
+        --------
+        >>> Participation.from_min_separation(99, max_participations=5)
+        Participation(max_participations=5, min_sep=100)
+        """
+        s = check_int("min_separation", min_separation, 0)
+        return cls(max_participations=max_participations, min_sep=s + 1)
+
     def participations(self, n: int) -> int:
         """The most participations that fit in ``n`` steps, ``k' = min(k, ⌈n/b⌉)``.
 

@@ -39,9 +39,12 @@ exact one first (:meth:`TreeAggregation.sensitivity_report` names the one used):
   it only the two bounds are reported.
 
 Remark 3.2's bound is tight in every small brute-force case for the complete-dyadic tree (errata 003 C9) but **not in
-general**: at ``n = 10⁴, k = 10, b = 1000`` it gives ``sens² = 255`` where the pattern
-``(0, 1000, 2000, 3072, 4072, 5120, 6144, 7168, 8168, 9168)`` reaches ``261`` (honaker and full; vanilla 185 vs
-203). At seed 003's Table 3 setting (``n = 2052, k = 6, b = 342``) it is exact, ``sens² = 118``.
+general**: at ``n = 10⁴, k = 10, b = 1000`` it gives ``sens² = 255`` (honaker and full) where the pattern
+``(0, 1000, 2000, 3072, 4072, 5120, 6144, 7168, 8168, 9168)`` reaches the exact ``261``; on the vanilla tree it
+gives ``185``, that pattern ``194``, and the exact ``203`` is reached by another one,
+``(0, 1024, 2048, 3072, 4096, 5120, 6144, 7168, 8168, 9216)`` (``254`` on the complete tree): the maximising
+pattern depends on the read-out. At seed 003's Table 3 setting (``n = 2052, k = 6, b = 342``) it is exact,
+``sens² = 118``.
 :func:`remark32_loss` is seed 003's loss with that lower bound, labelled as such.
 
 Noise stream (:class:`TreeStream`), ``O(log n)`` memory, one white draw per step:
@@ -810,6 +813,56 @@ class TreeAggregation(Mechanism):
                 f"programme is beyond its budget; sensitivity_report(n, participation) returns them"
             )
         return report.value
+
+    def sensitivity_sq(self, n: int, participation: Participation | None = None) -> int:
+        r"""The squared sensitivity ``sens_Π(C)²`` as an exact integer, by the routes of :meth:`sensitivity`.
+
+        ``C`` is a 0/1 matrix, so ``sens²`` is the largest pattern energy ``Σ_ν #(π ∩ ν)²``, an integer: use this
+        rather than squaring :meth:`sensitivity` (``√944`` squared is ``943.9999999999999``). One participation:
+        ``⌊lg n⌋ + 1``; one pattern, Remark 3.2's bound meeting the per-level one, or the dynamic programme: the
+        integer itself; the dense enumeration: its sum of integer Gram entries (exact in floating point), rounded.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+        participation : Participation or None, optional
+            The participation schema; ``None`` (the default) is single participation.
+
+        Returns
+        -------
+        int
+            ``sens_Π(C)²``.
+
+        Raises
+        ------
+        ValueError
+            If only bounds are known (beyond the dynamic programme's budget; :meth:`sensitivity_report` gives them).
+
+        Examples
+        --------
+        >>> TreeAggregation("honaker").sensitivity_sq(513, Participation(max_participations=5, min_sep=100))
+        82
+        """
+        n = check_int("n", n, 1)
+        participation = _check_participation(participation)
+        k = participation.participations(n)
+        if k == 1:
+            return tree_depth(n)
+        if participation.count_patterns(n) == 1:
+            return _pattern_energy(participation.earliest(n), n, self.readout)
+        if self._enumerates(n, participation):
+            # the enumeration's maximum is a sum of integer Gram entries, exact in binary64; sqrt then square moves
+            # it by a few ulps, far less than 1/2 while sens² < 2^50
+            return int(round(dense_sensitivity(self._cached("C", n, self._build_strategy), participation) ** 2))
+        lower, upper, _ = _structured_sensitivity_squared(n, k, participation.min_sep, self.readout)
+        if lower != upper:
+            raise ValueError(
+                f"the squared sensitivity of {self.name} under {participation} over n = {n} steps is only bounded: "
+                f"the bounds [{lower}, {upper}] do not meet and the exact dynamic programme is beyond its budget; "
+                f"sensitivity_report(n, participation) returns them"
+            )
+        return int(lower)
 
     def _enumerates(self, n: int, participation: Participation) -> bool:
         """Whether the dense enumeration (the oracle) is the route: few patterns and ``n ≤ 4096``."""

@@ -47,7 +47,8 @@ import numpy as np
 
 from .._validation import check_in_interval, check_int, check_positive_int, check_size
 from ..accounting.conversions import epsilon_from_rho, sigma_for_epsilon
-from ..mechanisms.tree import tree_depth, tree_nodes  # the one definition of the tree (errata 000 §2.11)
+from ..mechanisms.base import Participation
+from ..mechanisms.tree import TreeAggregation, tree_depth, tree_nodes  # the one definition of the tree (errata 000 §2.11)
 
 __all__ = [
     "READOUTS", "NTR_VARIANTS", "SCHEMES",
@@ -59,6 +60,9 @@ __all__ = [
 
 #: ``readout=``: which nodes are released (module docstring).
 READOUTS = ("vanilla", "all")
+#: The :class:`~dptheory.mechanisms.TreeAggregation` read-out releasing the same nodes as each of :data:`READOUTS`
+#: (``"full"`` releases the same nodes as ``"honaker"``: the same strategy ``C``, another decoder).
+_MECHANISM_READOUT = {"vanilla": "vanilla", "all": "honaker"}
 #: ``variant=`` of the no-restart sensitivity: ``"exact"`` (sweep), ``"paper"`` E⌈lg nE⌉ (D.2),
 #: ``"upper"`` E²(⌊lg nE⌋ + 1) (a valid simple bound).
 NTR_VARIANTS = ("exact", "paper", "upper")
@@ -298,13 +302,17 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
 
     The maximum is over every pattern of at most ``max_participations`` leaves among ``steps``,
     consecutive ones at least ``min_separation`` leaves apart (``min_separation = y − x − 1`` for leaves x < y):
-    the quantity of TensorFlow Privacy's ``compute_rdp_single_tree`` (D.2's corrected accounting, errata 000 §2.11).
+    the quantity of TensorFlow Privacy's ``compute_rdp_single_tree`` (D.2's corrected accounting, errata 000 §2.11),
+    with its signature and conventions.
 
-    A dynamic programme over the dyadic subtrees: for a subtree, ``G[m, s, t]`` is the best sum inside it with
-    exactly ``m`` participations, the first at offset ≥ s from its left end and the last at offset ≥ t from its
-    right end (``s, t ≤ min_separation``); children combine with ``t_left + s_right ≥ min_separation``.
-    Cost ``O(lg(steps)·m²·min_separation³)``: meant for small cases; :func:`ntr_sensitivity_sq` sweeps the fixed
-    order at any size.
+    It is the squared sensitivity of :class:`~dptheory.mechanisms.TreeAggregation` and is computed there:
+    ``TreeAggregation(r).sensitivity_sq(steps, Participation.from_min_separation(min_separation,
+    max_participations=max_participations))`` with ``r = "honaker"`` for ``readout="all"`` (``"full"`` releases
+    the same nodes) and ``r = "vanilla"`` for ``"vanilla"``; ``Participation``'s ``min_sep = b`` is
+    ``min_separation + 1`` (docs/notation.md, "Tree accounting: TF-Privacy's conventions"). Where that programme
+    only has bounds (beyond its budget: the vanilla read-out with many participations close together) the
+    dynamic programme over the dyadic subtrees takes over (``_subtree_dp_sensitivity_sq``, exact,
+    ``O(lg(steps)·m²·(min_separation + 1)³)``).
 
     Parameters
     ----------
@@ -326,6 +334,35 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
     ------
     ValueError
         If an argument lies outside its range or a choice is unknown.
+
+    Examples
+    --------
+    >>> worst_case_sensitivity_sq(513, max_participations=5, min_separation=99)
+    82
+    """
+    N = _check_n("steps", steps)
+    M = _check_n("max_participations", max_participations)
+    sep = check_int("min_separation", min_separation, 0)
+    readout = _check_choice("readout", readout, READOUTS)
+    participation = Participation.from_min_separation(sep, max_participations=M)
+    mechanism = TreeAggregation(_MECHANISM_READOUT[readout])
+    try:
+        return mechanism.sensitivity_sq(N, participation)
+    except ValueError:
+        if mechanism.sensitivity_report(N, participation).exact:
+            raise
+    # only bounds there: the subtree programme is exact at any size, slowly
+    return _subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+
+
+def _subtree_dp_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
+    """:func:`worst_case_sensitivity_sq` by a dynamic programme over the dyadic subtrees (the former route).
+
+    For a subtree, ``G[m, s, t]`` is the best sum inside it with
+    exactly ``m`` participations, the first at offset ≥ s from its left end and the last at offset ≥ t from its
+    right end (``s, t ≤ min_separation``); children combine with ``t_left + s_right ≥ min_separation``.
+    Cost ``O(lg(steps)·m²·min_separation³)``: the fallback where :meth:`TreeAggregation.sensitivity_sq` has only
+    bounds, and the tests' independent route.
     """
     N = _check_n("steps", steps)
     M = _check_n("max_participations", max_participations)
