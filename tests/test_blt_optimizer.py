@@ -12,7 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from dptheory.blt import BLT, BLTOptimization, Participation, optimize, prefix_loss, theta_pair_gradient, theta_pair_loss
+from dptheory.blt import (BLT, BLTOptimization, Participation, max_loss, optimize, prefix_loss, theta_pair_gradient,
+                          theta_pair_loss)
+from dptheory.mechanisms import DenseMechanism
 from dptheory.blt import optimizer as opt
 from dptheory.blt.optimizer import DegenerateOptimum
 
@@ -294,3 +296,90 @@ def test_an_optimum_at_omega_zero_is_reported_not_turned_into_a_broken_blt():
     which a BLT cannot represent; the optimiser says so instead of failing inside the constructor."""
     with pytest.raises(DegenerateOptimum, match="theta_hat_i = theta_i .* for i in \\[1\\]"):
         optimize(1024, Participation(max_participations=64, min_sep=16), buffers=1)
+
+
+# -- collapsed optima (issue 37): never returned, merged and re-optimised ---------------------------------------------
+
+ISSUE37 = Participation(max_participations=15, min_sep=100)  # n = 1500, where the 4-buffer search collapses
+# jax_privacy 2.0.0 `buffered_toeplitz.optimize_loss(LossFn.build_min_sep(n=1500, error="max", min_sep=100,
+# max_participations=15), num_buffers=d)`, its squared loss: d = 3 → 440.68111168753325, d = 4 → 440.65786931221294
+# (θ = 1 − 9.3e-11, 0.983320, 0.651729, 0.082937)
+JAX_ISSUE37 = {3: math.sqrt(440.68111168753325), 4: math.sqrt(440.65786931221294)}
+
+
+def assert_not_collapsed(result: BLTOptimization):
+    """Every two decays of C and C⁻¹ (θ ∪ θ̂) are COLLAPSE_RTOL / n apart relative to the larger, and every scale
+    is at least COLLAPSE_RTOL / n of Σω: checked pairwise on the returned floats, not through the optimiser."""
+    n = result.n
+    decays = np.concatenate([result.theta, result.theta_hat])
+    for i, a in enumerate(decays):
+        for b in decays[i + 1:]:
+            assert n * abs(a - b) >= opt.COLLAPSE_RTOL * max(a, b), (a, b)
+    if result.blt.d >= 2:
+        assert np.all(n * result.omega >= opt.COLLAPSE_RTOL * np.sum(result.omega))
+    assert result.buffers_used == result.blt.d == result.theta.size
+
+
+def test_issue37_four_buffers_reach_jax_privacys_optimum_not_a_collapsed_one():
+    """(n=1500, b=100, k=15): the 4-buffer search collapses (two decays 1.7e-10 apart, MaxLoss 20.9924062, the
+    3-buffer optimum in disguise); merged, re-optimised and re-seeded it reaches jax_privacy's genuine 4-buffer
+    optimum (20.9918525, 2.6e-5 lower) to 1e-9, and d = 3 reaches jax's with 1 − θ_1 below 1e-10 (the weak barrier)."""
+    four = optimize(1500, ISSUE37, buffers=4)
+    three = optimize(1500, ISSUE37, buffers=3)
+    for result, d in ((four, 4), (three, 3)):
+        assert_reported_losses_exact(result)
+        assert_not_collapsed(result)
+        assert result.blt.d == result.buffers_requested == d and not result.collapsed
+        assert max_loss(result.blt, 1500, ISSUE37) == pytest.approx(result.value, rel=EXACT)
+        assert result.value <= JAX_ISSUE37[d] * (1 + 1e-9)
+        assert result.value == pytest.approx(JAX_ISSUE37[d], rel=1e-8)
+        assert 1.0 - result.theta[0] < 1e-10
+    assert three.value - four.value > 2e-5 * three.value
+    np.testing.assert_allclose(four.theta[1:], [0.983320, 0.651729, 0.082937], atol=5e-5)
+
+
+@pytest.mark.parametrize("n,k,b,d,used", [(100, 5, 20, 4, 3), (100, 10, 10, 3, 2), (100, 3, 33, 5, 3)])
+def test_a_collapsed_optimum_is_returned_merged_with_fewer_buffers_and_flagged(n, k, b, d, used):
+    """Where every d-buffer run collapses (and re-seeding finds no d-buffer BLT that stays apart), the result is the
+    re-optimised (d − 1)-buffer BLT (or fewer), flagged: buffers_used < buffers_requested, collapsed, the repr says
+    so. Its loss is the direct optimum at that size (to 1e-9) and a dense-matrix oracle's (the strategy matrix, its
+    sensitivity by enumerating every participation pattern, seed 003 Eq. 6)."""
+    participation = Participation(max_participations=k, min_sep=b)
+    result = optimize(n, participation, buffers=d)
+    assert_reported_losses_exact(result)
+    assert_not_collapsed(result)
+    assert (result.buffers_used, result.buffers_requested, result.collapsed) == (used, d, True)
+    assert f"d={used} (collapsed from {d})" in repr(result)
+    direct = optimize(n, participation, buffers=used)
+    assert result.value == pytest.approx(direct.value, rel=1e-9)
+    dense = prefix_loss(DenseMechanism(result.blt.strategy_matrix(n)), n, participation)
+    assert dense.max_loss == pytest.approx(result.max_loss, rel=1e-9)
+    assert dense.rms_loss == pytest.approx(result.rms_loss, rel=1e-9)
+
+
+@pytest.mark.parametrize("n,k,b,d", [(100, 20, 5, 5), (120, 5, 24, 4), (300, 3, 100, 4), (100, 4, 25, 5),
+                                     (64, 4, 16, 3)])
+def test_no_returned_blt_is_collapsed(n, k, b, d):
+    """Small settings whose searches collapse (or not): whatever comes back has its decays and scales apart, and
+    its loss equals the dense-matrix oracle's."""
+    participation = Participation(max_participations=k, min_sep=b)
+    result = optimize(n, participation, buffers=d)
+    assert_reported_losses_exact(result)
+    assert_not_collapsed(result)
+    assert result.buffers_used <= d and result.collapsed == (result.buffers_used < d)
+    dense = prefix_loss(DenseMechanism(result.blt.strategy_matrix(n)), n, participation)
+    assert dense.max_loss == pytest.approx(result.max_loss, rel=1e-9)
+
+
+def test_merge_drops_two_adjacent_points_and_keeps_the_interlacing():
+    """_merge removes θ̂_i, θ_{i+1} (or θ_i, θ̂_i) and sums the three gaps around them: the merged pair is the
+    collapsed pair without those points, exactly, and is a valid (d − 1)-buffer decay pair."""
+    theta, theta_hat = np.array([0.99, 0.8, 0.8 - 1e-9, 0.3]), np.array([0.9, 0.8 - 5e-10, 0.5, 0.1])
+    D, d = opt._pair_differences(theta, theta_hat)
+    m = opt._collapsed_point(D, d, 1000)
+    assert m == 3  # the first close pair: p_3 = θ_2, p_4 = θ̂_2 (ω_2 ≈ 0), before θ̂_2 ≈ θ_3
+    merged = opt._differences(opt._gaps(opt._merge(D, m)))
+    th, thh = opt._decay_pair(merged, d - 1)
+    np.testing.assert_allclose(th, [0.99, 0.8 - 1e-9, 0.3], rtol=1e-15)
+    np.testing.assert_allclose(thh, [0.9, 0.5, 0.1], rtol=1e-15)
+    assert opt._collapsed_point(merged, d - 1, 1000) is None

@@ -21,15 +21,18 @@ consecutive points of ``1, θ_1, θ̂_1, …, θ_d, θ̂_d, 0`` are positive and
 ``θ ∈ (0, 1)`` with distinct decays, ``ω > 0`` and ``c_1 = Σ ω = g_1 + g_3 + … + g_{2d−1} < 1``: ``c`` is
 non-negative and non-increasing and Thm 3.1 gives the exact sensitivity at every step — no constraint is left
 to the barrier or to a penalty. Every difference ``θ_i − θ̂_j``, ``θ_i − θ_j``, ``1 − θ_i`` is formed as a sum
-of gaps, never by cancellation (App. A's ``b = 400`` BLT has ``θ_1 = 1 − 7.9·10⁻¹²``; the optima found here under
-``λ = 10⁻⁷`` have ``1 − θ_1`` between ``10⁻¹⁰`` and ``10⁻⁹``).
+of gaps, never by cancellation (App. A's ``b = 400`` BLT has ``θ_1 = 1 − 7.9·10⁻¹²``; under participation the
+optima under ``λ = 10⁻⁷`` have ``1 − θ_1`` between ``10⁻¹⁰`` and ``10⁻⁸``, under ``λ = 10⁻¹⁰`` about ``10⁻¹²``).
 
 The gradient is analytic, ``O(nd)`` (the adjoint of each step above; no autodiff library), and the minimiser is
-scipy's L-BFGS-B (the paper uses L-BFGS in JAX) from a few deterministic starts, keeping the best.
+scipy's L-BFGS-B (the paper uses L-BFGS in JAX) from a few deterministic starts, each under ``λ`` and under
+``λ·10⁻³``, keeping the best BLT that has not *collapsed* (:data:`COLLAPSE_RTOL`): a collapsed run is merged to
+``d − 1`` buffers, re-optimised, and its freed buffer re-seeded (:func:`optimize`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -43,7 +46,8 @@ from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
 from ..mechanisms.toeplitz import _windowed
 
-__all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss", "theta_pair_gradient", "LOSSES", "PENALTY"]
+__all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss",
+           "theta_pair_gradient", "LOSSES", "PENALTY", "COLLAPSE_RTOL"]
 
 #: The two objectives of seed 003 Eq. 10 (unsquared).
 LOSSES = ("max", "rms")
@@ -58,6 +62,15 @@ _STARTS = ((1e-4, -2.3, -0.3), (None, -3.0, -0.3), (None, -4.0, -1.0), (None, -2
 # logits stay in [−32, 32]: every gap is at least e^{−64}/(2d + 1) ≈ 10^{−28}/(2d + 1), so the products of Alg. 5
 # never underflow, while a gap below 10^{−16} (``θ_1 = 1`` to double precision) is still reachable
 _LOGIT_BOUND = 32.0
+#: Two adjacent decays ``p > q`` of ``C`` and ``C⁻¹`` (interlaced, ``1 > θ_1 > θ̂_1 > … > θ̂_d > 0``) whose powers
+#: agree over the ``n`` steps, ``n·(p − q)/p < COLLAPSE_RTOL`` (so ``(q/p)^t > 1 − COLLAPSE_RTOL`` for ``t < n``),
+#: make a *collapsed* BLT: a ``(d − 1)``-buffer BLT in disguise (two equal decays, or a buffer with ``ω_i ≈ 0``),
+#: which C⁻¹'s eigen-decomposition (jax_privacy's ``inverse``) cannot separate. :func:`optimize` never returns one.
+#: (The optima of seed 003's settings have ``n·(p − q)/p ≥ 0.5``; the collapsed ones found, ``≤ 4·10⁻³``.)
+COLLAPSE_RTOL = 1e-2
+# each start also runs under λ·_POLISH (seed 003's λ = 10⁻⁷ holds 1 − θ_1 near 2·10⁻⁹ under participation, 3–9
+# parts in 10⁹ above the optimum; λ = 10⁻¹⁰ lets it reach 10⁻¹² — jax_privacy reaches 10⁻¹⁰)
+_POLISH = 1e-3
 
 
 # -- the problem: n, participation and the objective's weights --------------------------------------------------------
@@ -338,7 +351,9 @@ class BLTOptimization:
     ``theta_in_unit_interval`` (``0 < θ < 1``), ``omega_positive``, ``omega_sum = Σω = c_1`` and
     ``coeffs_monotone`` (the computed ``c_0, …, c_{n−1}`` are non-negative and non-increasing), which is Thm 3.1's
     hypothesis (:attr:`theorem_3_1_applies`). ``converged``, ``message``, ``iterations`` and ``evaluations`` are
-    scipy L-BFGS-B's for the best start; ``seconds`` is the wall time of all starts.
+    scipy L-BFGS-B's for the best start; ``seconds`` is the wall time of all starts. ``blt`` is never
+    collapsed (two decays or a scale within :data:`COLLAPSE_RTOL`, :func:`optimize`): where the requested
+    ``d``-buffer optimum collapsed, ``blt`` has ``buffers_used < buffers_requested`` and :attr:`collapsed` is true.
 
     Attributes
     ----------
@@ -384,6 +399,9 @@ class BLTOptimization:
         L-BFGS-B's message for the best start.
     seconds : float
         The wall time of all starts.
+    buffers_requested : int
+        The ``buffers`` asked for; :attr:`buffers_used` (``blt.d``) is smaller, and :attr:`collapsed` true, where
+        the optimum for that many buffers collapsed (:func:`optimize`).
     """
 
     blt: BLT
@@ -407,6 +425,18 @@ class BLTOptimization:
     evaluations: int
     message: str
     seconds: float
+    buffers_requested: int = 0
+
+    @property
+    def buffers_used(self) -> int:
+        """The number of buffers of :attr:`blt`: :attr:`buffers_requested`, or fewer if that optimum collapsed."""
+        return self.blt.d
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether the optimum for :attr:`buffers_requested` buffers collapsed (:data:`COLLAPSE_RTOL`,
+        :func:`optimize`) and :attr:`blt` is the merged, re-optimised BLT with fewer buffers."""
+        return self.buffers_used < self.buffers_requested
 
     @property
     def theorem_3_1_applies(self) -> bool:
@@ -427,7 +457,8 @@ class BLTOptimization:
         name = "MaxLoss" if self.loss == "max" else "RmsLoss"
         return (
             f"BLTOptimization({name}={self.value:.6g} over n={self.n}, {self.participation} (k'={self.participations}), "
-            f"d={self.blt.d}: theta=[{', '.join(f'{t:.12g}' for t in self.theta)}], "
+            f"d={self.blt.d}{f' (collapsed from {self.buffers_requested})' if self.collapsed else ''}: "
+            f"theta=[{', '.join(f'{t:.12g}' for t in self.theta)}], "
             f"omega=[{', '.join(f'{w:.6g}' for w in self.omega)}]; "
             f"MaxLoss={self.max_loss:.6g}, RmsLoss={self.rms_loss:.6g}, sens={self.sensitivity:.6g}; "
             f"constraints: 0<theta<1 {self.theta_in_unit_interval}, omega>0 {self.omega_positive}, "
@@ -485,11 +516,30 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     most 4: ``1 − θ = (10⁻⁴, logspace(−2.3, −0.3, d − 1))``, then ``logspace(−3, −0.3, d)``, ``logspace(−4, −1, d)``,
     ``logspace(−2, −0.1, d)``) — plus ``initial = (θ, θ̂)``, an interlacing decay pair, if given — and the start
     with the lowest penalty-free loss is kept: the landscape has local optima (seed 003 Table 3, ``d = 3``:
-    MaxLoss 10.7514 and 10.7884 both below the paper's 10.79).
+    MaxLoss 10.7514 and 10.7884 both below the paper's 10.79). Each start runs twice, under ``penalty`` and
+    under ``penalty·10⁻³``: seed 003's ``λ = 10⁻⁷`` holds ``1 − θ_1`` near ``2·10⁻⁹`` under participation, 3–9
+    parts in 10⁹ above the optimum, and the weaker barrier lets it reach ``10⁻¹²`` (jax_privacy reaches
+    ``10⁻¹⁰``); a warm start from the first optimum stalls, so both runs start afresh.
 
-    Time: about 0.03–0.15 s per optimisation at ``n = 2000``, ``d ≤ 4`` (two starts). scipy's L-BFGS-B calls
-    OpenBLAS at every iteration; on a machine whose cores are busy its threads can cost milliseconds per call and
-    dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
+    **Collapse.** Under participation L-BFGS-B can run onto the boundary of the ``d``-buffer BLTs: two decays
+    ``1.7·10⁻¹⁰`` apart at ``(n = 1500, b = 100, k = 15, d = 4)``, a 3-buffer BLT in disguise that jax_privacy
+    cannot invert, or a buffer with ``ω_i ≈ 0``. No such BLT is returned: a run is *collapsed* where two adjacent
+    decays ``p > q`` of ``1 > θ_1 > θ̂_1 > … > θ̂_d`` have ``n (p − q)/p <`` :data:`COLLAPSE_RTOL` ``= 10⁻²`` (their
+    powers agree to 1 % over the ``n`` steps) or a buffer has ``n ω_i < COLLAPSE_RTOL · Σω``. The lowest
+    collapsed run is **merged** (the two points dropped, the three gaps around them summed: an exact
+    ``(d − 1)``-buffer pair) and **re-optimised** at ``d − 1`` (recursively); the freed buffer is then
+    **re-seeded** — a new pair in each gap of the ``d − 1`` optimum — and optimised at ``d`` again. The result is
+    the best run that did not collapse: a genuine ``d``-buffer BLT where the re-seeding finds one (at the case
+    above jax_privacy's 4-buffer optimum, MaxLoss 20.99185, 2.6·10⁻⁵ below the 3-buffer one), else the
+    ``(d − 1)``-buffer optimum, with ``buffers_used < buffers_requested`` and ``collapsed`` true in the result.
+    Merging was chosen over constraining the gap (jax_privacy's ``theta_gap`` barrier): a constrained optimum
+    sits on the constraint, still a ``(d − 1)``-buffer BLT in disguise with a loss that depends on the
+    constraint, whereas the merged optimum is the exact ``(d − 1)``-buffer optimum, and re-seeding uses the
+    buffer the collapse wasted.
+
+    Time: about 0.05–0.3 s per optimisation at ``n = 2000``, ``d ≤ 4`` (two starts), up to about 1 s where a
+    start collapses. scipy's L-BFGS-B calls OpenBLAS at every iteration; on a machine whose cores are busy its
+    threads can cost milliseconds per call and dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
 
     Parameters
     ----------
@@ -502,7 +552,8 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     loss : {"max", "rms"}, default "max"
         MaxLoss or RmsLoss.
     penalty : float in [0, inf), default PENALTY
-        The barrier strength ``λ`` while optimising (:data:`PENALTY` = ``10⁻⁷``).
+        The barrier strength ``λ`` while optimising (:data:`PENALTY` = ``10⁻⁷``); each start also runs under
+        ``λ·10⁻³`` (``0``: one run, unpenalised).
     max_iterations : int, default 2000
         The most L-BFGS-B iterations per start.
     starts : int, default 2
@@ -513,7 +564,8 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     Returns
     -------
     BLTOptimization
-        The best BLT found, its losses, the checked constraints and the optimiser's report.
+        The best BLT found that has not collapsed (``buffers_used ≤ buffers``), its losses, the checked
+        constraints and the optimiser's report.
 
     Raises
     ------
@@ -546,26 +598,113 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
         x0s.append(_check_initial(initial, d))
 
     t0 = time.perf_counter()
-    runs = []
-    for x0 in x0s:
-        res = minimize(_objective, np.clip(x0 - np.mean(x0), -_LOGIT_BOUND, _LOGIT_BOUND), args=(d, problem),
-                       jac=True, method="L-BFGS-B", bounds=[(-_LOGIT_BOUND, _LOGIT_BOUND)] * x0.size,
-                       options={"maxiter": max_iterations, "maxfun": 4 * max_iterations, "ftol": 1e-12,
-                                "gtol": 1e-8})
-        D = _differences(_gaps(res.x))
-        runs.append((float(_evaluate(D, d, report, gradient=False)[0]), D, res))
-    # the lowest loss; among starts within 10⁻⁹ of it (the same optimum) the first converged one
+    good, bad = _search(d, x0s, problem, report, max_iterations)
+    runs = good or bad  # no good run: the best of the rest, which _result reports as degenerate
+    # the lowest loss; among runs within 10⁻⁹ of it (the same optimum) the first with d buffers, then converged
     floor = min(run[0] for run in runs)
-    _, D, res = min((run for run in runs if run[0] <= floor * (1.0 + 1e-9)), key=lambda run: not run[2].success)
+    _, D, used, res = min((run for run in runs if run[0] <= floor * (1.0 + 1e-9)),
+                          key=lambda run: (run[2] != d, not run[3].success))
     seconds = time.perf_counter() - t0
-    return _result(D, d, n, participation, loss, res, seconds)
+    return _result(D, used, n, participation, loss, res, seconds, requested=d)
+
+
+def _minimise(x0: np.ndarray, d: int, problem: _Problem, max_iterations: int):
+    """scipy's L-BFGS-B on :func:`_objective` from the logits ``x0`` (centred and clipped to the bounds)."""
+    return minimize(_objective, np.clip(x0 - np.mean(x0), -_LOGIT_BOUND, _LOGIT_BOUND), args=(d, problem),
+                    jac=True, method="L-BFGS-B", bounds=[(-_LOGIT_BOUND, _LOGIT_BOUND)] * x0.size,
+                    options={"maxiter": max_iterations, "maxfun": 4 * max_iterations, "ftol": 1e-12, "gtol": 1e-8})
+
+
+def _runs(x0: np.ndarray, d: int, problem: _Problem, report: _Problem, max_iterations: int) -> list:
+    r"""One start, run twice: L-BFGS-B under ``λ`` and under ``λ·10⁻³`` (:data:`_POLISH`; a warm start from the
+    first optimum stalls, L-BFGS-B's first steps being too short to move ``1 − θ_1`` by decades); each run is
+    ``(penalty-free loss, D, d, scipy result)``."""
+    out = []
+    for lam in ((problem.penalty, problem.penalty * _POLISH) if problem.penalty > 0.0 else (0.0,)):
+        res = _minimise(x0, d, dataclasses.replace(problem, penalty=lam), max_iterations)
+        D = _differences(_gaps(res.x))
+        out.append((float(_evaluate(D, d, report, gradient=False)[0]), D, d, res))
+    return out
+
+
+def _collapsed_point(D: np.ndarray, d: int, n: int) -> int | None:
+    r"""Where the decay pair in ``D`` has collapsed, or ``None``: the first ``m`` with two adjacent decays
+    ``n (p_m − p_{m+1}) < COLLAPSE_RTOL · p_m`` among ``p = (1, θ_1, θ̂_1, …, θ_d, θ̂_d, 0)`` (``1 ≤ m ≤ 2d − 1``; each
+    difference an exact gap sum), for ``d ≥ 2``. Removing ``p_m, p_{m+1}`` leaves the ``(d − 1)``-buffer BLT it is
+    in disguise: ``θ_i ≈ θ̂_i`` or ``θ̂_i ≈ θ_{i+1}`` is a buffer with no weight (``ω_i`` or ``ω_{i+1} ≈ 0``), and
+    two equal decays of ``C`` (or of ``C⁻¹``) squeeze a point of the other between them. A buffer whose scale is
+    below ``COLLAPSE_RTOL / n`` of ``Σω = c_1`` (``n ω_i < COLLAPSE_RTOL Σω``, a buffer with no weight whatever
+    its decays) is collapsed too, at ``m = 2i − 1`` (``θ_i, θ̂_i``). As the points are sorted,
+    no collapse means every two decays of ``C`` and ``C⁻¹`` are ``COLLAPSE_RTOL / n`` apart relative to the
+    larger."""
+    if d < 2:
+        return None
+    for m in range(1, 2 * d):
+        if n * D[m, m + 1] < COLLAPSE_RTOL * D[m, -1]:
+            return m
+    omega = _scales(D, d)[0]
+    for i in range(d):
+        if n * omega[i] < COLLAPSE_RTOL * np.sum(omega):
+            return 2 * i + 1
+    return None
+
+
+def _representable(D: np.ndarray, d: int) -> bool:
+    """Whether the decay pair, rounded to double precision, still interlaces strictly inside ``(0, 1)``."""
+    theta, theta_hat = _decay_pair(D, d)
+    points = np.concatenate([[1.0], np.ravel(np.column_stack([theta, theta_hat])), [0.0]])
+    return bool(np.all(np.diff(points) < 0.0))
+
+
+def _merge(D: np.ndarray, m: int) -> np.ndarray:
+    r"""The ``2d − 1`` logits of the ``(d − 1)``-buffer decay pair without the points ``p_m, p_{m+1}``
+    (:func:`_collapsed_point`): the three gaps around them become one, their exact sum, and the interlacing
+    holds."""
+    gaps = np.diag(D, 1)
+    return np.log(np.concatenate([gaps[: m - 1], [np.sum(gaps[m - 1: m + 2])], gaps[m + 2:]]))
+
+
+def _reseeds(D: np.ndarray, d: int) -> list[np.ndarray]:
+    r"""Starts for ``d + 1`` buffers from a ``d``-buffer pair: a new pair of points at 35 % and 65 % of each gap
+    below ``θ_1`` (any two adjacent new points keep the interlacing) — the freed buffer placed afresh."""
+    gaps = np.diag(D, 1)
+    return [np.log(np.concatenate([gaps[:l], gaps[l] * np.array([0.35, 0.3, 0.35]), gaps[l + 1:]]))
+            for l in range(1, gaps.size)]
+
+
+def _search(d: int, x0s, problem: _Problem, report: _Problem, max_iterations: int) -> tuple[list, list]:
+    r"""The runs (:func:`_runs`) from the starts ``x0s`` at ``d`` buffers, as ``(good, bad)``: good runs are
+    neither collapsed (:func:`_collapsed_point`) nor lost to rounding (:func:`_representable`). If a run
+    collapses, the lowest collapsed one is merged (:func:`_merge`) and re-optimised at ``d − 1`` (recursively),
+    and the best ``d − 1`` optimum re-seeded at ``d`` (:func:`_reseeds`); the good runs returned are the
+    ``d``-buffer runs that stay apart and the good runs below ``d``."""
+    good, bad, collapsed = [], [], []
+    for x0 in x0s:
+        for run in _runs(x0, d, problem, report, max_iterations):
+            m = _collapsed_point(run[1], d, problem.n)
+            if m is not None:
+                collapsed.append((run, m))
+            elif _representable(run[1], d):
+                good.append(run)
+            else:
+                bad.append(run)
+    if not collapsed:
+        return good, bad
+    (_, D, _, _), m = min(collapsed, key=lambda item: item[0][0])
+    lower, lower_bad = _search(d - 1, [_merge(D, m)], problem, report, max_iterations)
+    if lower and min(lower, key=lambda run: run[0])[2] == d - 1:
+        for x0 in _reseeds(min(lower, key=lambda run: run[0])[1], d - 1):
+            good.extend(run for run in _runs(x0, d, problem, report, max_iterations)
+                        if _collapsed_point(run[1], d, problem.n) is None and _representable(run[1], d))
+    return good + lower, bad + lower_bad
 
 
 class DegenerateOptimum(RuntimeError):
     """The optimum of Alg. 4 lies on the boundary ``θ̂_i = θ_i`` (``ω_i → 0``), which a BLT with positive scales cannot hold."""
 
 
-def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float):
+def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float, *,
+            requested: int | None = None):
     theta, theta_hat = _decay_pair(D, d)
     collapsed = np.flatnonzero(~((theta_hat < theta) & (theta < 1.0)))
     if collapsed.size:
@@ -600,6 +739,7 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
         evaluations=int(res.nfev),
         message=str(res.message),
         seconds=seconds,
+        buffers_requested=d if requested is None else requested,
     )
 
 
@@ -649,8 +789,9 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
     ``horizon=n`` under ``participation``, the noise calibrated by the BLT's own sensitivity) instead of seed 003's
     prefix-sum MaxLoss: Nelder–Mead (adaptive) on the ``2d + 1`` gap logits of this module's parameterisation
     (every iterate a valid BLT, ``Σω < 1``, Thm 3.1 exact), from the MaxLoss optimum of :func:`optimize` (or, where
-    that optimum is degenerate, :class:`DegenerateOptimum`, from ``1 − θ = logspace(−3, −0.3, d)``), at most
-    ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per eigen-direction).
+    that optimum is degenerate, :class:`DegenerateOptimum`, or collapsed to fewer buffers, from
+    ``1 − θ = logspace(−3, −0.3, d)``), at most ``max_evaluations`` evaluations of ``F_n`` (each ``O(n d²)`` per
+    eigen-direction).
 
     Parameters
     ----------
@@ -692,8 +833,10 @@ def optimize_for_learning(problem, n: int, participation: Participation | None =
 
     try:
         start = optimize(n, participation, buffers=d, loss="max").blt
-        x0 = _check_initial((start.theta, start.inverse_decays()), d)
+        x0 = _check_initial((start.theta, start.inverse_decays()), d) if start.d == d else None
     except DegenerateOptimum:  # the MaxLoss optimum has no correlation left: start from the digest's decays
+        x0 = None
+    if x0 is None:  # degenerate, or collapsed to fewer than d buffers (optimize): the digest's decays
         x0 = _start(d, *_STARTS[1])
         start = blt_of(x0)
     start_F = F_inf(start, problem, rho=rho, horizon=n, participation=participation)
