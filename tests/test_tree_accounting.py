@@ -197,6 +197,92 @@ def test_restart_is_a_sum_over_trees():
     assert ta.tree_rho(2.0, n=8, epochs=3, scheme="restart") == pytest.approx(12 / 8)
 
 
+def test_restart_schedule_of_tree_sizes():
+    """n = [n_1, n_2, …] with scheme="restart": one tree per restart, ρ adds (issue 37)."""
+    sched, sigma, delta = [1000, 1000, 500], 2.0, 1e-6
+    # hand count: ⌊lg 1000⌋ + 1 = 10 (512 ≤ 1000 < 1024), ⌊lg 500⌋ + 1 = 9 (256 ≤ 500 < 512)
+    assert ta.tree_sensitivity_sq(sched, scheme="restart") == 10 + 10 + 9
+    assert abs(ta.tree_rho(sigma, n=sched, scheme="restart") - 29 / 8) <= 1e-12
+    assert ta.tree_sensitivity_sq([1024, 3, 1], scheme="restart") == 11 + 2 + 1
+    assert ta.tree_sensitivity_sq([1024, 3, 1], scheme="restart", variant="paper") == 10 + 2 + 0
+    # composition: the schedule's ρ is the sum of each single tree's ρ, one at a time
+    for s in (sched, [7, 64, 1, 300, 2**20]):
+        one_at_a_time = sum(ta.tree_rho(sigma, n=m) for m in s)
+        assert ta.tree_rho(sigma, n=s, scheme="restart") == pytest.approx(one_at_a_time, rel=1e-14)
+    # equal sizes: exactly today's numbers, whatever the container
+    for same in ([1000] * 3, (1000, 1000, 1000), np.array([1000] * 3)):
+        kw = dict(scheme="restart")
+        assert ta.tree_sensitivity_sq(same, **kw) == ta.tree_sensitivity_sq(1000, epochs=3, **kw) == 30
+        assert ta.tree_rho(sigma, n=same, **kw) == ta.tree_rho(sigma, n=1000, epochs=3, **kw)
+        assert ta.tree_rho(sigma, n=same, epochs=3, **kw) == ta.tree_rho(sigma, n=1000, epochs=3, **kw)
+        assert ta.tree_epsilon(sigma, n=same, delta=delta, **kw) == ta.tree_epsilon(sigma, n=1000, epochs=3,
+                                                                                     delta=delta, **kw)
+        assert ta.tree_sigma(1.0, n=same, delta=delta, **kw) == ta.tree_sigma(1.0, n=1000, epochs=3, delta=delta, **kw)
+    eps = ta.tree_epsilon(sigma, n=sched, delta=delta, scheme="restart")
+    assert eps == epsilon_from_rho(29 / 8, delta=delta, conversion="exact")
+    sig = ta.tree_sigma(1.0, n=sched, delta=delta, scheme="restart")
+    assert ta.tree_epsilon(sig, n=sched, delta=delta, scheme="restart") == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ta.tree_rho(1.0, n=[], scheme="restart"), r"n must be .*non-empty"),
+    (lambda: ta.tree_rho(1.0, n=(), scheme="restart"), r"n must be .*non-empty"),
+    (lambda: ta.tree_rho(1.0, n=[1000, 0], scheme="restart"), r"n\[1\] must be a positive integer"),
+    (lambda: ta.tree_epsilon(1.0, n=[1000, 2.5], delta=1e-5, scheme="restart"), r"n\[1\] must be"),
+    (lambda: ta.tree_sigma(1.0, n=[-3], delta=1e-5, scheme="restart"), r"n\[0\] must be a positive integer"),
+    (lambda: ta.tree_rho(1.0, n=np.ones((2, 2), dtype=int), scheme="restart"), r"n must be .*1-d"),
+    (lambda: ta.tree_rho(1.0, n=[10, 10]), r"n as a list of tree sizes .* needs scheme='restart'"),
+    (lambda: ta.tree_rho(1.0, n=[10, 10], scheme="no_restart"), r"needs scheme='restart'"),
+    (lambda: ta.tree_rho(1.0, n=[10, 10, 10], epochs=2, scheme="restart"), r"epochs must equal len\(n\) = 3"),
+    (lambda: ta.tree_rho(1.0, n=[10, 10], epochs=0, scheme="restart"), "epochs must be a positive integer"),
+    (lambda: ta.tree_rho(1.0, n=30, epochs=10, scheme="no_restart", order="shuffled"), "order must be one of"),
+])
+def test_restart_schedule_and_order_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_no_restart_order_fixed_or_any():
+    """scheme="no_restart" assumes the same order every epoch by default (205 at n = 30, E = 10, all nodes);
+    order="any" is the worst case over patterns E participations ≥ n apart, TF-Privacy's 211 (issue 37)."""
+    from dptheory.mechanisms.base import Participation
+    from dptheory.mechanisms.tree import TreeAggregation
+
+    kw = dict(epochs=10, scheme="no_restart")
+    for readout, mech, fixed, any_ in (("all", "honaker", 205, 211), ("vanilla", "vanilla", 154, 156)):
+        assert ta.tree_sensitivity_sq(30, readout=readout, **kw) == fixed  # the default has not moved
+        assert ta.tree_sensitivity_sq(30, readout=readout, order="fixed", **kw) == fixed
+        assert ta.tree_sensitivity_sq(30, readout=readout, order="any", **kw) == any_
+        m = TreeAggregation(mech)
+        assert m.sensitivity_sq(300, Participation(max_participations=10, min_sep=30)) == any_
+        assert round(m.sensitivity(300, Participation(max_participations=10, min_sep=30)) ** 2) == any_
+        rho = ta.tree_rho(3.0, n=30, readout=readout, order="any", **kw)
+        assert rho == any_ / 18.0
+        assert ta.tree_epsilon(3.0, n=30, delta=1e-6, readout=readout, order="any", **kw) == epsilon_from_rho(
+            rho, delta=1e-6, conversion="exact")
+        assert ta.tree_sigma(1.0, n=30, delta=1e-6, readout=readout, order="any", **kw) > ta.tree_sigma(
+            1.0, n=30, delta=1e-6, readout=readout, **kw)
+    # "any" bounds the fixed order; other variants and schemes ignore order
+    for n, E in [(3, 3), (5, 3), (6, 3), (4, 4)]:
+        f = ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", readout="all")
+        a = ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", readout="all", order="any")
+        assert f <= a == ta.worst_case_sensitivity_sq(n * E, max_participations=E, min_separation=n - 1)
+        for v in ("paper", "upper"):
+            assert ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", variant=v, order="any") == \
+                ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", variant=v)
+        assert ta.tree_sensitivity_sq(n, epochs=E, scheme="restart", order="any") == E * tree_depth(n)
+    # the docstring's caveat: reshuffling every epoch (one leaf per epoch, anywhere in it) exceeds both at (5, 3)
+    import itertools
+    n, E = 5, 3
+    reshuffled = max(ta.pattern_sensitivity_sq([p + e * n for e, p in enumerate(ps)], n_leaves=n * E, readout="all")
+                     for ps in itertools.product(range(n), repeat=E))
+    any_ = ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", readout="all", order="any")
+    upper = ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", variant="upper")
+    assert (ta.tree_sensitivity_sq(n, epochs=E, scheme="no_restart", readout="all"), any_, reshuffled) == (13, 13, 17)
+    assert reshuffled <= upper
+    assert reshuffled <= TreeAggregation("honaker").sensitivity_sq(n * E, Participation(max_participations=E))
+
+
 # -- sigma formulas ----------------------------------------------------------------------------------------------
 
 

@@ -23,7 +23,7 @@ from .._lazy import lazy_exports
 
 _EXPORTS = {
     "accounting": (
-        "READOUTS", "NTR_VARIANTS", "SCHEMES", "released_nodes",
+        "READOUTS", "NTR_VARIANTS", "SCHEMES", "ORDERS", "released_nodes",
         "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq", "ntr_sensitivity_sq",
         "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq", "tree_sensitivity_sq",
         "tree_rho", "tree_epsilon", "tree_sigma", "d1_sigma", "d1_achieved_epsilon", "c3_sigma", "c3_achieved_epsilon",

@@ -17,12 +17,15 @@ Sensitivities (errata 000 §2.11, §3):
 * one pass: the most released nodes containing a leaf is ``⌊lg n⌋ + 1 = ⌈lg(n + 1)⌉`` for both read-outs
   (:func:`tree_depth`); the paper's ``⌈lg n⌉`` (``variant="paper"``) is one short when n is a power of two
   (errata 000 §2.11, §5 #11);
-* restarts (DP-FTRL-TR, D.1): a fresh tree per epoch, ``S² = Σ_e (⌊lg n_e⌋ + 1)`` (:func:`tr_sensitivity_sq`);
+* restarts (DP-FTRL-TR, D.1): a fresh tree per epoch, ``S² = Σ_e (⌊lg n_e⌋ + 1)`` (:func:`tr_sensitivity_sq`;
+  trees of different sizes: ``n=[n_1, n_2, …]`` in :func:`tree_rho`, :func:`tree_epsilon`, :func:`tree_sigma`);
 * no restart (DP-FTRL-NTR, D.2): one tree over ``nE`` leaves, the example at leaves ``i, i + n, …`` (the same
   order every epoch); ``S² = max_i Σ_released nodes c_node²``, ``c_node`` the number of the example's leaves in
   the node, computed by a sweep over the levels (:func:`ntr_sensitivity_sq`), and over every participation
   pattern with at most ``m`` participations ``min_separation`` apart (:func:`worst_case_sensitivity_sq`, the
-  quantity of TensorFlow Privacy's ``compute_rdp_single_tree``). D.2 prints ``E⌈lg(nE)⌉``
+  quantity of TensorFlow Privacy's ``compute_rdp_single_tree``; the front ends' ``order="any"``, for data whose
+  order is not the same every epoch: 211 against the fixed order's 205 at n = 30, E = 10, ``readout="all"``;
+  :func:`tree_sensitivity_sq`). D.2 prints ``E⌈lg(nE)⌉``
   (``variant="paper"``), an under-count by up to ~40× (errata 000 §3, §5 #20, #21).
 
 σ formulas: D.1's ``σ = √(E k ln(1/δ))/ε`` delivers ``ε' = √2·ε + ε²/(2 ln(1/δ)) > ε`` under the classic
@@ -51,7 +54,7 @@ from ..mechanisms.base import Participation
 from ..mechanisms.tree import TreeAggregation, tree_depth, tree_nodes  # the one definition of the tree (errata 000 §2.11)
 
 __all__ = [
-    "READOUTS", "NTR_VARIANTS", "SCHEMES",
+    "READOUTS", "NTR_VARIANTS", "SCHEMES", "ORDERS",
     "released_nodes", "pattern_sensitivity_sq", "single_pass_sensitivity_sq", "tr_sensitivity_sq",
     "ntr_sensitivity_sq", "ntr_per_example_sq", "worst_case_sensitivity_sq", "brute_force_sensitivity_sq",
     "tree_sensitivity_sq", "tree_rho", "tree_epsilon", "tree_sigma",
@@ -68,6 +71,10 @@ _MECHANISM_READOUT = {"vanilla": "vanilla", "all": "honaker"}
 NTR_VARIANTS = ("exact", "paper", "upper")
 #: ``scheme=``: one pass, restart every epoch (D.1), no restart (D.2).
 SCHEMES = ("single", "restart", "no_restart")
+#: ``order=`` of ``scheme="no_restart"``: ``"fixed"`` (the same data order every epoch, example i at leaves
+#: i, i + n, …; :func:`ntr_sensitivity_sq`) or ``"any"`` (the worst case over every pattern of at most E
+#: participations at least n steps apart; :func:`worst_case_sensitivity_sq`, TF-Privacy's accounting).
+ORDERS = ("fixed", "any")
 
 
 def _check_choice(name: str, value, choices) -> str:
@@ -82,6 +89,20 @@ _SWEEP_BYTES = 48.0
 
 def _check_n(name: str, n) -> int:
     return check_positive_int(name, n)
+
+
+def _schedule(n) -> list[int] | None:
+    """``n`` as a restart schedule (a list, tuple, other sequence or 1-d array of tree sizes), or None for one count."""
+    if isinstance(n, np.ndarray) and n.ndim > 0:
+        if n.ndim != 1:
+            raise ValueError(f"n must be a positive integer or a 1-d list of tree sizes, got shape {n.shape}")
+        n = n.tolist()
+    if not isinstance(n, Sequence) or isinstance(n, (str, bytes)):
+        return None
+    n = list(n)
+    if not n:
+        raise ValueError(f"n must be a positive integer or a non-empty list of tree sizes (one per restart), got {n!r}")
+    return [_check_n(f"n[{i}]", v) for i, v in enumerate(n)]
 
 
 # -- node counts --------------------------------------------------------------------------------------------------
@@ -454,24 +475,49 @@ def brute_force_sensitivity_sq(steps, *, max_participations, min_separation, rea
 # -- ρ, ε and σ -----------------------------------------------------------------------------------------------------
 
 
-def tree_sensitivity_sq(n, *, epochs=1, scheme: str = "single", readout: str = "vanilla", variant: str = "exact") -> int:
+def tree_sensitivity_sq(n, *, epochs=None, scheme: str = "single", readout: str = "vanilla", variant: str = "exact",
+                        order: str = "fixed") -> int:
     """S² of a scheme: ``"single"`` (one pass, B.2), ``"restart"`` (D.1), ``"no_restart"`` (D.2).
 
     ``variant="paper"`` gives the paper's count (⌈lg n⌉, E⌈lg n⌉, E⌈lg nE⌉); ``"upper"`` exists for
     ``"no_restart"`` only. ``readout`` matters for ``"no_restart"`` only (one pass: both give ⌊lg n⌋ + 1).
 
+    Restarts with trees of different sizes: ``n`` a schedule, one size per tree, with ``scheme="restart"``; the
+    trees compose (ρ adds), so ``S² = Σ_e (⌊lg n_e⌋ + 1)`` (:func:`tr_sensitivity_sq`), and ``n = [m] * E`` gives
+    exactly ``n = m, epochs = E``.
+
+    **Data order (``"no_restart"``).** The default ``order="fixed"`` assumes the same data order every epoch:
+    example i sits at steps i, i + n, …, i + (E − 1)n of the one tree over nE steps (:func:`ntr_sensitivity_sq`).
+    ``order="any"`` drops that assumption: the worst case over every pattern of at most E participations at least
+    n steps apart, ``TreeAggregation(r).sensitivity_sq(nE, Participation(max_participations=E, min_sep=n))``
+    (:func:`worst_case_sensitivity_sq` with ``min_separation = n − 1``, TF-Privacy's ``compute_rdp_single_tree``;
+    ``r = "honaker"`` for ``readout="all"``, ``"vanilla"`` for ``"vanilla"``). At n = 30, E = 10 with
+    ``readout="all"`` the fixed order gives 205 and ``"any"`` 211. Use ``"any"`` when the order may change
+    between epochs but an example's participations stay at least n steps apart; use ``"fixed"`` only when the
+    order is the same every epoch. Reshuffling independently every epoch can put two participations of one example
+    on adjacent steps, which neither covers (e.g. n = 5, E = 3, ``"all"``: 13 fixed, 13 any, 17 reshuffled): then
+    use ``variant="upper"``, ``E²(⌊lg nE⌋ + 1)``, valid for every pattern of at most E participations, or
+    ``TreeAggregation(r).sensitivity_sq(nE, Participation(max_participations=E, min_sep=1))``. ``order`` changes
+    ``variant="exact"`` only.
+
     Parameters
     ----------
-    n : int
-        Steps per epoch (per tree for ``"restart"``), at least 1.
-    epochs : int, default 1
-        Number of epochs ``E``; must be 1 for ``"single"``.
+    n : int or sequence of int
+        Steps per epoch (per tree for ``"restart"``), at least 1; with ``scheme="restart"`` also a schedule: a
+        non-empty list or tuple of tree sizes, one tree per restart (``[1000, 1000, 500]``), each a positive integer.
+    epochs : int, optional
+        Number of epochs ``E`` (default 1, or ``len(n)`` for a schedule, which it must then equal); must be 1
+        for ``"single"``.
     scheme : {"single", "restart", "no_restart"}, default "single"
         One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
     readout : {"vanilla", "all"}, default "vanilla"
         Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
     variant : {"exact", "paper", "upper"}, default "exact"
         The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+    order : {"fixed", "any"}, default "fixed"
+        ``"no_restart"`` only (:data:`ORDERS`): the same data order every epoch, or the worst case over every
+        order keeping an example's participations at least n steps apart (above: use ``"any"`` unless the order is
+        the same every epoch).
 
     Returns
     -------
@@ -482,36 +528,66 @@ def tree_sensitivity_sq(n, *, epochs=1, scheme: str = "single", readout: str = "
     ------
     ValueError
         If an argument lies outside its range or a choice is unknown.
+
+    Examples
+    --------
+    >>> tree_sensitivity_sq([1000, 1000, 500], scheme="restart")    # 10 + 10 + 9
+    29
+    >>> [tree_sensitivity_sq(30, epochs=10, scheme="no_restart", readout="all", order=o) for o in ORDERS]
+    [205, 211]
     """
     scheme = _check_choice("scheme", scheme, SCHEMES)
+    order = _check_choice("order", order, ORDERS)
+    schedule = _schedule(n)
+    if schedule is not None:
+        if scheme != "restart":
+            raise ValueError(f"n as a list of tree sizes (a restart schedule) needs scheme='restart', got "
+                             f"scheme={scheme!r}")
+        if epochs is not None and _check_n("epochs", epochs) != len(schedule):
+            raise ValueError(f"epochs must equal len(n) = {len(schedule)} with a schedule n (one tree per restart), "
+                             f"got {epochs!r}")
+        return tr_sensitivity_sq(schedule, variant=_check_choice("variant", variant, ("exact", "paper")))
     n = _check_n("n", n)
-    E = _check_n("epochs", epochs)
+    E = _check_n("epochs", 1 if epochs is None else epochs)
     if scheme == "single":
         if E != 1:
             raise ValueError(f"epochs must be 1 for scheme='single', got {epochs!r}")
         return tree_depth(n, variant=_check_choice("variant", variant, ("exact", "paper")))
     if scheme == "restart":
         return tr_sensitivity_sq(n, epochs=E, variant=_check_choice("variant", variant, ("exact", "paper")))
+    if order == "any" and _check_choice("variant", variant, NTR_VARIANTS) == "exact":
+        return worst_case_sensitivity_sq(n * E, max_participations=E, min_separation=n - 1,
+                                         readout=_check_choice("readout", readout, READOUTS))
     return ntr_sensitivity_sq(n, epochs=E, readout=readout, variant=variant)
 
 
-def tree_rho(sigma, *, n, epochs=1, scheme: str = "single", readout: str = "vanilla", variant: str = "exact") -> float:
+def tree_rho(sigma, *, n, epochs=None, scheme: str = "single", readout: str = "vanilla", variant: str = "exact",
+             order: str = "fixed") -> float:
     """ρ-zCDP of tree aggregation with noise multiplier σ: ``ρ = S²/(2σ²)`` (errata 000 §2.11).
+
+    S² is :func:`tree_sensitivity_sq`'s: a restart schedule ``n = [n_1, n_2, …]`` composes its trees
+    (``ρ = Σ_e ρ_e``); ``scheme="no_restart"`` assumes the same data order every epoch unless ``order="any"``
+    (see there; use ``"any"`` unless the order is the same every epoch).
 
     Parameters
     ----------
     sigma : float in (0, inf)
         Noise multiplier σ.
-    n : int
-        Steps per epoch (per tree for ``"restart"``), at least 1.
-    epochs : int, default 1
-        Number of epochs ``E``; must be 1 for ``"single"``.
+    n : int or sequence of int
+        Steps per epoch (per tree for ``"restart"``), at least 1; with ``scheme="restart"`` also a schedule: a
+        non-empty list or tuple of tree sizes, one tree per restart (``[1000, 1000, 500]``), each a positive integer.
+    epochs : int, optional
+        Number of epochs ``E`` (default 1, or ``len(n)`` for a schedule, which it must then equal); must be 1
+        for ``"single"``.
     scheme : {"single", "restart", "no_restart"}, default "single"
         One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
     readout : {"vanilla", "all"}, default "vanilla"
         Which nodes are released (:data:`READOUTS`): the left children (GetSum) or every complete node (Honaker).
     variant : {"exact", "paper", "upper"}, default "exact"
         The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
+    order : {"fixed", "any"}, default "fixed"
+        ``"no_restart"`` only (:data:`ORDERS`): the same data order every epoch, or the worst case over every
+        order keeping an example's participations at least n steps apart (:func:`tree_sensitivity_sq`).
 
     Returns
     -------
@@ -524,26 +600,31 @@ def tree_rho(sigma, *, n, epochs=1, scheme: str = "single", readout: str = "vani
         If an argument lies outside its range or a choice is unknown.
     """
     sigma = check_in_interval("sigma", sigma, 0.0, math.inf)
-    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant, order=order)
     return s2 / (2.0 * sigma * sigma)
 
 
-def tree_epsilon(sigma, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
-                 variant: str = "exact", conversion: str = "exact", orders=None) -> float:
+def tree_epsilon(sigma, *, n, delta, epochs=None, scheme: str = "single", readout: str = "vanilla",
+                 variant: str = "exact", conversion: str = "exact", orders=None, order: str = "fixed") -> float:
     """ε at δ of :func:`tree_rho` through :func:`~dptheory.accounting.epsilon_from_rho`.
 
-    ``conversion`` and ``orders`` are as there; the default ``"exact"`` is the Gaussian curve with ``μ = S/σ``.
+    ``conversion`` and ``orders`` (Rényi orders) are as there; the default ``"exact"`` is the Gaussian curve with
+    ``μ = S/σ``. ``n`` may be a restart schedule (``[1000, 1000, 500]`` with ``scheme="restart"``: the trees'
+    ρ add); ``scheme="no_restart"`` assumes the same data order every epoch unless ``order="any"``
+    (:func:`tree_sensitivity_sq`; use ``"any"`` unless the order is the same every epoch).
 
     Parameters
     ----------
     sigma : float in (0, inf)
         Noise multiplier σ.
-    n : int
-        Steps per epoch (per tree for ``"restart"``), at least 1.
+    n : int or sequence of int
+        Steps per epoch (per tree for ``"restart"``), at least 1; with ``scheme="restart"`` also a schedule: a
+        non-empty list or tuple of tree sizes, one tree per restart (``[1000, 1000, 500]``), each a positive integer.
     delta : float in (0, 1)
         The target δ.
-    epochs : int, default 1
-        Number of epochs ``E``; must be 1 for ``"single"``.
+    epochs : int, optional
+        Number of epochs ``E`` (default 1, or ``len(n)`` for a schedule, which it must then equal); must be 1
+        for ``"single"``.
     scheme : {"single", "restart", "no_restart"}, default "single"
         One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
     readout : {"vanilla", "all"}, default "vanilla"
@@ -554,6 +635,9 @@ def tree_epsilon(sigma, *, n, delta, epochs=1, scheme: str = "single", readout: 
         The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
     orders : None, "paper" or sequence of float, optional
         Rényi orders of the ``"improved"`` conversion, as in :func:`~dptheory.accounting.epsilon_from_rho`.
+    order : {"fixed", "any"}, default "fixed"
+        ``"no_restart"`` only (:data:`ORDERS`): the same data order every epoch, or the worst case over every
+        order keeping an example's participations at least n steps apart (:func:`tree_sensitivity_sq`).
 
     Returns
     -------
@@ -565,26 +649,31 @@ def tree_epsilon(sigma, *, n, delta, epochs=1, scheme: str = "single", readout: 
     ValueError
         If an argument lies outside its range or a choice is unknown.
     """
-    rho = tree_rho(sigma, n=n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    rho = tree_rho(sigma, n=n, epochs=epochs, scheme=scheme, readout=readout, variant=variant, order=order)
     return epsilon_from_rho(rho, delta=delta, conversion=conversion, orders=orders)
 
 
-def tree_sigma(epsilon, *, n, delta, epochs=1, scheme: str = "single", readout: str = "vanilla",
-               variant: str = "exact", conversion: str = "exact", orders=None) -> float:
+def tree_sigma(epsilon, *, n, delta, epochs=None, scheme: str = "single", readout: str = "vanilla",
+               variant: str = "exact", conversion: str = "exact", orders=None, order: str = "fixed") -> float:
     """The smallest σ meeting ``(ε, δ)`` exactly.
 
     By root finding through :func:`~dptheory.accounting.conversions.sigma_for_epsilon`; errata 000 §5 #24.
+    ``n`` may be a restart schedule (``[1000, 1000, 500]`` with ``scheme="restart"``); ``scheme="no_restart"``
+    assumes the same data order every epoch unless ``order="any"`` (:func:`tree_sensitivity_sq`; use ``"any"``
+    unless the order is the same every epoch).
 
     Parameters
     ----------
     epsilon : float in (0, inf)
         The target ε.
-    n : int
-        Steps per epoch (per tree for ``"restart"``), at least 1.
+    n : int or sequence of int
+        Steps per epoch (per tree for ``"restart"``), at least 1; with ``scheme="restart"`` also a schedule: a
+        non-empty list or tuple of tree sizes, one tree per restart (``[1000, 1000, 500]``), each a positive integer.
     delta : float in (0, 1)
         The target δ.
-    epochs : int, default 1
-        Number of epochs ``E``; must be 1 for ``"single"``.
+    epochs : int, optional
+        Number of epochs ``E`` (default 1, or ``len(n)`` for a schedule, which it must then equal); must be 1
+        for ``"single"``.
     scheme : {"single", "restart", "no_restart"}, default "single"
         One pass, a tree restart every epoch, or one tree over all epochs (:data:`SCHEMES`).
     readout : {"vanilla", "all"}, default "vanilla"
@@ -595,6 +684,9 @@ def tree_sigma(epsilon, *, n, delta, epochs=1, scheme: str = "single", readout: 
         The ρ → ε conversion of :func:`~dptheory.accounting.epsilon_from_rho`.
     orders : None, "paper" or sequence of float, optional
         Rényi orders of the ``"improved"`` conversion, as in :func:`~dptheory.accounting.epsilon_from_rho`.
+    order : {"fixed", "any"}, default "fixed"
+        ``"no_restart"`` only (:data:`ORDERS`): the same data order every epoch, or the worst case over every
+        order keeping an example's participations at least n steps apart (:func:`tree_sensitivity_sq`).
 
     Returns
     -------
@@ -606,7 +698,7 @@ def tree_sigma(epsilon, *, n, delta, epochs=1, scheme: str = "single", readout: 
     ValueError
         If an argument lies outside its range or a choice is unknown.
     """
-    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant)
+    s2 = tree_sensitivity_sq(n, epochs=epochs, scheme=scheme, readout=readout, variant=variant, order=order)
     return sigma_for_epsilon(epsilon, delta=delta, sensitivity_sq=s2, conversion=conversion, orders=orders)
 
 
