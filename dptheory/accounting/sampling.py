@@ -15,10 +15,10 @@ Four schemes, each a frozen value (the privacy model of an ε, stated):
 Every scheme's ε is for add/remove-one adjacency (:attr:`dptheory.accounting.Neighbouring.ADD_REMOVE`); under it a record
 moves each step's clipped sum by at most the clip norm, which is also the zero-out relation of seed 003.
 
-The **noise multiplier** ``σ`` of a scheme is the noise std over (clip norm × the scheme's sensitivity,
-:meth:`CyclicPoisson.sensitivity`, :meth:`MinSeparated.sensitivity`): the largest column norm ``max_j ‖C_{:,j}‖``
-for the amplified schemes (each sampled step reaches one column; Choquette-Choo et al. 2023, Thm 4),
-``sens_Π(C)`` of seed 003 eq. 6 under the scheme's participation for the unamplified ones. A strategy that is not banded (BLT, ν-DP-FTRL, the tree, a dense
+The **noise multiplier** ``σ`` of a scheme is the noise std over (clip norm × the scheme's ``sensitivity``): the
+largest column norm ``max_j ‖C_{:,j}‖`` for the amplified schemes (each sampled step reaches one column;
+Choquette-Choo et al. 2023, Thm 4), ``sens_Π(C)`` of seed 003 eq. 6 under the scheme's participation for the
+unamplified ones. A strategy that is not banded (BLT, ν-DP-FTRL, the tree, a dense
 factor) has ``b̂ = n`` bands, so cyclic Poisson applies to it only with ``c ≥ n`` (each partition used once).
 The MMCC bound of Choquette-Choo et al. (ICLR 2024) for general strategies is not implemented: such strategies
 are charged unamplified, and :meth:`supports` says why.
@@ -48,12 +48,33 @@ __all__ = ["PoissonSampling", "CyclicPoisson", "MinSeparated", "FixedOrder", "SC
 GAUSSIAN_ACCOUNTANT = "exact Gaussian (mu = 1/sigma; Balle & Wang 2018)"
 
 
-def _strategy_bands(mechanism, steps: int) -> int:
-    return int(mechanism.strategy_bands(steps))
+class _Scheme:
+    """What every scheme shares: its sensitivity is the mechanism's own under the scheme's :meth:`participation`."""
+
+    def sensitivity(self, mechanism, *, steps: int) -> float:
+        """The sensitivity the noise multiplier is relative to, over ``steps`` steps (the mechanism's own route).
+
+        The largest column norm ``max_j ‖C_{:,j}‖₂`` (single participation) for an amplified scheme, whose sampled
+        steps each reach one column; ``sens_Π(C)`` under the scheme's participation for an unamplified one.
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+            The mechanism.
+        steps : int
+            The number of steps ``n``.
+
+        Returns
+        -------
+        float
+            The sensitivity.
+        """
+        steps = check_int("steps", steps, 1)
+        return float(mechanism.sensitivity(steps, self.participation(steps)))
 
 
 @dataclass(frozen=True)
-class CyclicPoisson:
+class CyclicPoisson(_Scheme):
     r"""Cyclic Poisson sampling: ``cycle_length`` fixed partitions, step ``t`` Poisson-samples partition ``t mod c``.
 
     Choquette-Choo et al. 2023 (arXiv 2306.08153, Thm 4); :mod:`dptheory.accounting.cyclic_poisson`. Applies to a strategy with at
@@ -103,28 +124,11 @@ class CyclicPoisson:
             ``""``, or the reason.
         """
         steps = check_int("steps", steps, 1)
-        bands = _strategy_bands(mechanism, steps)
+        bands = int(mechanism.strategy_bands(steps))
         if bands <= self.cycle_length:
             return ""
         return (f"cyclic Poisson needs at most cycle_length = {self.cycle_length} bands; the strategy has {bands} "
                 f"over {steps} steps")
-
-    def sensitivity(self, mechanism, *, steps: int) -> float:
-        """The largest column norm of the strategy over ``steps`` steps (its single-participation sensitivity).
-
-        Parameters
-        ----------
-        mechanism : Mechanism
-            The mechanism.
-        steps : int
-            The number of steps ``n``.
-
-        Returns
-        -------
-        float
-            ``max_j ‖C_{:,j}‖₂``.
-        """
-        return float(mechanism.sensitivity(check_int("steps", steps, 1)))
 
     def participation(self, steps: int) -> None:
         """``None``: each sampled step reaches one column, so the yardsticks take single participation.
@@ -220,7 +224,7 @@ class PoissonSampling(CyclicPoisson):
         return f"Poisson sampling (N = {self.dataset_size}, B = {self.batch_size}, q = {self.rate:.4g})"
 
 
-class _Unamplified:
+class _Unamplified(_Scheme):
     """What the unamplified schemes share: one Gaussian mechanism of sensitivity ``sens_Π(C)`` under
     ``self.participation(steps)``, whose exact ε at δ is the Gaussian curve of ``μ = 1/σ``."""
 
@@ -246,23 +250,6 @@ class _Unamplified:
         """
         check_int("steps", steps, 1)
         return ""
-
-    def sensitivity(self, mechanism, *, steps: int) -> float:
-        """``sens_Π(C)`` over ``steps`` steps under :meth:`participation` (the mechanism's own route).
-
-        Parameters
-        ----------
-        mechanism : Mechanism
-            The mechanism.
-        steps : int
-            The number of steps ``n``.
-
-        Returns
-        -------
-        float
-            ``sens_Π(C)``.
-        """
-        return float(mechanism.sensitivity(steps, self.participation(steps)))
 
     def epsilon(self, noise_multiplier, *, steps: int, delta) -> EpsilonResult:
         """ε at ``δ``: the exact Gaussian curve of ``μ = 1/σ`` (the sensitivity already counts the ``steps``).
