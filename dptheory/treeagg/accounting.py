@@ -516,8 +516,8 @@ def tree_sensitivity_sq(n, *, epochs=None, scheme: str = "single", readout: str 
         The exact count, the paper's, or (``"no_restart"`` only) the simple upper bound.
     order : {"fixed", "any"}, default "fixed"
         ``"no_restart"`` only (:data:`ORDERS`): the same data order every epoch, or the worst case over every
-        order keeping an example's participations at least n steps apart (above: use ``"any"`` unless the order is
-        the same every epoch).
+        order keeping an example's participations at least n steps apart (above: reshuffled epochs are covered by
+        neither).
 
     Returns
     -------
@@ -567,7 +567,8 @@ def tree_rho(sigma, *, n, epochs=None, scheme: str = "single", readout: str = "v
 
     S² is :func:`tree_sensitivity_sq`'s: a restart schedule ``n = [n_1, n_2, …]`` composes its trees
     (``ρ = Σ_e ρ_e``); ``scheme="no_restart"`` assumes the same data order every epoch unless ``order="any"``
-    (see there; use ``"any"`` unless the order is the same every epoch).
+    (see there: ``"any"`` still assumes participations at least n steps apart; reshuffled epochs need
+    ``variant="upper"``).
 
     Parameters
     ----------
@@ -611,7 +612,7 @@ def tree_epsilon(sigma, *, n, delta, epochs=None, scheme: str = "single", readou
     ``conversion`` and ``orders`` (Rényi orders) are as there; the default ``"exact"`` is the Gaussian curve with
     ``μ = S/σ``. ``n`` may be a restart schedule (``[1000, 1000, 500]`` with ``scheme="restart"``: the trees'
     ρ add); ``scheme="no_restart"`` assumes the same data order every epoch unless ``order="any"``
-    (:func:`tree_sensitivity_sq`; use ``"any"`` unless the order is the same every epoch).
+    (:func:`tree_sensitivity_sq`: ``"any"`` still assumes participations at least n steps apart).
 
     Parameters
     ----------
@@ -659,8 +660,8 @@ def tree_sigma(epsilon, *, n, delta, epochs=None, scheme: str = "single", readou
 
     By root finding through :func:`~dptheory.accounting.conversions.sigma_for_epsilon`; errata 000 §5 #24.
     ``n`` may be a restart schedule (``[1000, 1000, 500]`` with ``scheme="restart"``); ``scheme="no_restart"``
-    assumes the same data order every epoch unless ``order="any"`` (:func:`tree_sensitivity_sq`; use ``"any"``
-    unless the order is the same every epoch).
+    assumes the same data order every epoch unless ``order="any"`` (:func:`tree_sensitivity_sq`: ``"any"``
+    still assumes participations at least n steps apart).
 
     Parameters
     ----------
