@@ -101,3 +101,25 @@ def measure(mechanism, problem, column: str, *, n: int, rho: float, participatio
     if column == "F_n":
         return dpt.F_inf(view, problem, rho=rho, horizon=n, participation=participation), view.route
     return view.max_prefix_error() * view.sensitivity() * scale, view.route
+
+
+def family_best(table, column: str) -> dict:
+    """The best row of each family by ``column``, ``family -> label``, best family first (the table's ranking order:
+    aliases and upper bounds left out). A finding's winner is the first, the "next family" the second.
+
+    Parameters
+    ----------
+    table : Comparison
+        The table.
+    column : str
+        The yardstick.
+
+    Returns
+    -------
+    dict
+        ``family -> label``, in the order of ``table.ranking(column)``.
+    """
+    best: dict = {}
+    for label in table.ranking(column):
+        best.setdefault(table[label].family, label)
+    return best

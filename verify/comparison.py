@@ -43,7 +43,7 @@ from dptheory.comparison import DEFAULT_FAMILIES, FAMILIES, _dense_needed, candi
 from dptheory.simulation import simulate_prefix_errors
 from dptheory.stats import family_quantile
 
-from ._oracle import measure
+from ._oracle import family_best, measure
 from ._runner import Task, point_seed, run_all
 
 WHERE = "dptheory.compare (docs/choosing_a_mechanism.md)"
@@ -214,12 +214,8 @@ def _winner_orderings(tables: dict) -> list[Claim]:
         for column in ("max_loss", "F_n"):
             if column == "max_loss" and name != "mean":
                 continue
-            best = {}
-            for label in table.ranking(column):
-                best.setdefault(table[label].family, label)
-            ranked = sorted(best.values(), key=lambda l: table[l].value(column))
+            ranked = list(family_best(table, column).values())[:2]  # the winner and the next family's best
             yard = "prefix" if column == "max_loss" else name
-            ranked = ranked[:2]  # the winner and the best of the next family: the statement's margin
             oracle = {}
             for label in ranked:
                 oracle[label], route = measure(table[label].mechanism, PROBLEMS[name], column, n=n, rho=RHO,

@@ -28,7 +28,7 @@ import dptheory as dpt
 from dptheory.accounting import exact_epsilon
 from dptheory.claims import Claim, atomic_write, save_figure
 
-from ._oracle import measure
+from ._oracle import family_best, measure
 from ._runner import point_seed
 
 WHERE = "dptheory.compare as trained (docs/choosing_a_mechanism.md)"
@@ -55,14 +55,6 @@ def _tables(quick: bool) -> dict:
             for name, problem in PROBLEMS.items():
                 out[key, eps, name] = dpt.compare(None, problem, eps=eps, delta=DELTA, timing=False, **run)
     return out
-
-
-def _family_best(table, column: str) -> dict:
-    """The best (unaliased) row of each family by ``column``."""
-    best = {}
-    for label in table.ranking(column):
-        best.setdefault(table[label].family, label)
-    return best
 
 
 def _oracle(table, label: str, problem, column: str) -> tuple[float, str]:
@@ -94,9 +86,8 @@ def _ordering_and_oracle_claims(tables: dict) -> tuple[list[Claim], dict]:
         for yard, (problem, column) in YARDSTICKS.items():
             if problem != name:
                 continue
-            best = _family_best(table, column)
             if eps in FINDING_EPS:
-                ranked = sorted(best.values(), key=lambda l: table[l].value(column))
+                ranked = list(family_best(table, column).values())
                 winner = ranked[0]
                 w = oracle(key, eps, yard, table, winner)
                 for other in ranked[1:2]:  # the best of the next family: the statement's margin
@@ -170,7 +161,7 @@ def _figure(out_dir, tables: dict, ratios: dict) -> None:
             for c, family in enumerate(SHOWN):
                 xs, ys, amp = [], [], []
                 for eps in epss:
-                    label = _family_best(tables[key, eps, name], column).get(family)
+                    label = family_best(tables[key, eps, name], column).get(family)
                     if label is None:
                         continue
                     xs.append(eps)
@@ -212,7 +203,7 @@ def _findings_markdown(claims: list[Claim], tables: dict, ratios: dict) -> str:
                 if not won:
                     continue
                 table = tables[key, eps, name]
-                winner, runner = sorted(_family_best(table, column).values(), key=lambda l: table[l].value(column))[:2]
+                winner, runner = list(family_best(table, column).values())[:2]
                 verdict = "holds" if all(c.passed for c in won) else "FAILS"
                 parts.append(f"{yard}: **{winner}** ({_scheme(table[winner])}), ahead of {runner} "
                              f"({_scheme(table[runner])}) by {won[0].predicted:.3g}x (oracle check {verdict})")
