@@ -70,6 +70,16 @@ class Workload:
     def rates(self, n: int) -> np.ndarray:
         """The learning rates ``η_0 … η_{n−1}`` (ones without a schedule).
 
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``.
+
         Raises
         ------
         ValueError
@@ -87,11 +97,22 @@ class Workload:
         r"""The first column ``w_0 … w_{n−1}`` of ``W`` where ``W`` is Toeplitz (a constant rate), else ``None``.
 
         ``w_k = η Σ_{j ≤ k} β^j = η (1 − β^{k+1})/(1 − β)``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n,)``; ``None`` where the first ``n`` rates are not all equal.
         """
+        n = check_size("n", check_int("n", n, 1), lambda m: 16.0 * m, what="the workload coefficients")
         eta = self.rates(n)
         if np.any(eta != eta[0]):
             return None
-        k = np.arange(check_size("n", n, lambda m: 8.0 * m, what="the workload coefficients"))
+        k = np.arange(n)
         beta = self.momentum
         geometric = np.ones(k.size) if beta == 0.0 else -np.expm1((k + 1.0) * math.log(beta)) / (1.0 - beta)
         return eta[0] * geometric
@@ -101,6 +122,16 @@ class Workload:
 
         ``W⁻¹ = (I − βS) diag(1/η) (I − S)``: diagonal ``1/η_j``, first sub-diagonal ``−1/η_{j+1} − β/η_j``,
         second ``β/η_{j+1}``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(3, n)``.
         """
         eta = self.rates(check_size("n", n, lambda m: 48.0 * m, what="the workload's inverse bands"))
         inv = 1.0 / eta
@@ -113,7 +144,18 @@ class Workload:
         return L
 
     def matrix(self, n: int) -> np.ndarray:
-        """The dense ``n × n`` lower-triangular ``W`` (size-checked), for oracles and small ``n``."""
+        """The dense ``n × n`` lower-triangular ``W`` (size-checked), for oracles and small ``n``.
+
+        Parameters
+        ----------
+        n : int
+            The number of steps.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``W[:n, :n]``, shape ``(n, n)``.
+        """
         n = check_size("n", check_int("n", n, 1), lambda m: 16.0 * m * m, what="the dense n x n workload")
         eta = self.rates(n)
         k = np.arange(n)
@@ -121,7 +163,13 @@ class Workload:
         return np.cumsum(eta[:, None] * M, axis=0)
 
     def cache_key(self) -> str:
-        """A stable key for caches."""
+        """A stable key for caches.
+
+        Returns
+        -------
+        str
+            The momentum and every learning rate, by ``repr``.
+        """
         rates = "1" if self.learning_rates is None else ",".join(repr(r) for r in self.learning_rates)
         return f"Workload(momentum={self.momentum!r}, learning_rates={rates})"
 
@@ -134,7 +182,13 @@ PREFIX_SUMS = Workload()
 
 
 def prefix_sums() -> Workload:
-    """The prefix-sum workload ``W = A`` (seed 003 §3.2)."""
+    """The prefix-sum workload ``W = A`` (seed 003 §3.2).
+
+    Returns
+    -------
+    Workload
+        :data:`PREFIX_SUMS`.
+    """
     return PREFIX_SUMS
 
 
