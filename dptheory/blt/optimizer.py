@@ -53,6 +53,11 @@ __all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization",
 LOSSES = ("max", "rms")
 #: The log-barrier strength λ of seed 003 §3.3 while optimising.
 PENALTY = 1e-7
+# ``buffers=None`` tries at most this many buffers: jax_privacy 2.0's ``optimize`` refuses ``max_buffers > 15`` (3 to 7
+# buffers give the best utility in typical regimes; 15+ lead to numerical trouble in the optimisation)
+_MAX_AUTO_BUFFERS = 15
+# the RA-BLT start's largest decay and Pillutla score (jax_privacy's ``get_init_blt``): strictly inside the feasible set
+_RATIONAL_START = 1.0 - 1e-6
 
 # deterministic starts ``(top, lo, hi)``: ``1 − θ = (top, logspace(lo, hi, d − 1))``, or ``logspace(lo, hi, d)`` without
 # ``top``; each ``θ̂_i`` a fraction of the way to ``θ_{i+1}``. Optima for ``d ≥ 3`` typically put one decay within
@@ -400,8 +405,14 @@ class BLTOptimization:
     seconds : float
         The wall time of all starts.
     buffers_requested : int
-        The ``buffers`` asked for; :attr:`buffers_used` (``blt.d``) is smaller, and :attr:`collapsed` true, where
-        the optimum for that many buffers collapsed (:func:`optimize`).
+        The ``buffers`` asked for (with ``buffers=None``: the number chosen); :attr:`buffers_used` (``blt.d``) is
+        smaller, and :attr:`collapsed` true, where the optimum for that many buffers collapsed (:func:`optimize`).
+    buffer_losses : tuple of (int, float, int)
+        ``(d, value, buffers_used)`` for every number of buffers ``d`` optimised, in order: one triple for
+        ``buffers=d``; with ``buffers=None`` one for each ``d`` tried from ``min_buffers`` on, the last the first
+        one rejected (where it is not ``max_buffers``). ``value`` is ``inf`` where the ``d``-buffer optimum is
+        degenerate (:class:`DegenerateOptimum`); ``buffers_used < d`` where it collapsed, which counts as no
+        improvement (:func:`optimize`).
     """
 
     blt: BLT
@@ -426,6 +437,7 @@ class BLTOptimization:
     message: str
     seconds: float
     buffers_requested: int = 0
+    buffer_losses: tuple = ()
 
     @property
     def buffers_used(self) -> int:
@@ -500,9 +512,10 @@ def _check_initial(initial, d: int) -> np.ndarray:
     return np.log(np.diag(D, 1))
 
 
-def optimize(n: int, participation: Participation | None = None, *, buffers: int = 2, loss: str = "max",
-             penalty: float = PENALTY, max_iterations: int = 2000, starts: int = 2,
-             initial=None) -> BLTOptimization:
+def optimize(n: int, participation: Participation | None = None, *, buffers: int | None = 2, loss: str = "max",
+             penalty: float = PENALTY, max_iterations: int = 2000, starts: int = 2, initial=None,
+             init: str | None = None, min_buffers: int | None = None, max_buffers: int | None = None,
+             rtol: float | None = None) -> BLTOptimization:
     r"""Minimise MaxLoss or RmsLoss of a ``d``-buffer BLT over ``n`` steps under ``participation``.
 
     Minimise MaxLoss or RmsLoss (unsquared, seed 003 Eq. 10) of ``BLT(θ, ω)`` with ``buffers = d`` buffers over
@@ -537,9 +550,26 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     constraint, whereas the merged optimum is the exact ``(d − 1)``-buffer optimum, and re-seeding uses the
     buffer the collapse wasted.
 
+    **Buffers chosen automatically** (``buffers=None``; jax_privacy 2.0's ``buffered_toeplitz.optimize`` and its
+    ``_optimize_increasing_nbuf``): optimise at ``d = min_buffers, min_buffers + 1, …, max_buffers`` and accept
+    ``d + 1`` iff ``rtol · L(d + 1)² < L(d)²`` — jax_privacy's rule on its **squared** loss, so the unsquared
+    ``value`` must fall by more than the factor ``√rtol`` (``rtol = 1.01``: about 0.5 %). The search stops at the
+    first ``d`` not accepted, and a ``d`` whose optimum collapsed (below) or is degenerate counts as no
+    improvement (jax_privacy counts a failed optimisation as an infinite loss); the result is the last accepted
+    ``d``, with every ``d`` tried in ``buffer_losses``. jax_privacy starts at ``min_buffers = 0`` (``C = I``); here
+    at least one buffer. On five settings of jax_privacy 2.0 (``tests/test_blt_features.py``) both choose the same
+    ``d`` and dptheory's loss is jax's or lower (to ``10⁻⁹``; at ``d = 3`` under ``loss="rms"`` up to 0.35 % lower,
+    squared, where jax's 3-buffer search stays at its 2-buffer loss).
+
+    ``init="rational"`` adds jax_privacy's start to each ``d``: the RA-BLT (:meth:`BLT.rational_approximation`)
+    with ``max_decay = max_pillutla_score = 1 − 10⁻⁶`` (``get_init_blt``), a decay pair strictly inside the
+    parameterisation. Every iterate of this parameterisation has ``θ̂_d > 0``, i.e. Pillutla score ``< 1``
+    (:meth:`BLT.pillutla_score`; a penalty in jax_privacy).
+
     Time: about 0.05–0.3 s per optimisation at ``n = 2000``, ``d ≤ 4`` (two starts), up to about 1 s where a
-    start collapses. scipy's L-BFGS-B calls OpenBLAS at every iteration; on a machine whose cores are busy its
-    threads can cost milliseconds per call and dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
+    start collapses; ``buffers=None`` costs one optimisation per ``d`` tried (0.1–0.5 s in all on the five
+    settings). scipy's L-BFGS-B calls OpenBLAS at every iteration; on a machine whose cores are busy its threads can
+    cost milliseconds per call and dominate the run (``OPENBLAS_NUM_THREADS=1`` removes that overhead).
 
     Parameters
     ----------
@@ -547,25 +577,36 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
         The number of steps, ``n ≥ 1``.
     participation : Participation, optional
         The participation schema; ``None`` (default) is single participation.
-    buffers : int, default 2
-        The number of buffers ``d``.
+    buffers : int or None, default 2
+        The number of buffers ``d``; ``None`` chooses it (above) between ``min_buffers`` and ``max_buffers``.
     loss : {"max", "rms"}, default "max"
-        MaxLoss or RmsLoss.
+        MaxLoss or RmsLoss (jax_privacy's ``error="max"`` and ``"mean"``, squared there).
     penalty : float in [0, inf), default PENALTY
         The barrier strength ``λ`` while optimising (:data:`PENALTY` = ``10⁻⁷``); each start also runs under
         ``λ·10⁻³`` (``0``: one run, unpenalised).
     max_iterations : int, default 2000
         The most L-BFGS-B iterations per start.
     starts : int, default 2
-        How many of the deterministic starts to run, 1 to 4 (0 allowed when ``initial`` is given).
+        How many of the deterministic starts to run, 1 to 4 (0 allowed when ``initial`` or ``init`` is given).
     initial : tuple of array_like, optional
-        An interlacing decay pair ``(θ, θ̂)`` of length ``buffers`` to start from as well.
+        An interlacing decay pair ``(θ, θ̂)`` of length ``buffers`` to start from as well (with an integer
+        ``buffers`` only).
+    init : {None, "rational"}, default None
+        ``"rational"``: also start from jax_privacy's RA-BLT (above).
+    min_buffers : int in [1, 15], optional
+        With ``buffers=None`` only: the fewest buffers tried (default 1).
+    max_buffers : int in [min_buffers, 15], optional
+        With ``buffers=None`` only: the most buffers tried (default 10). jax_privacy refuses more than 15: 3 to 7
+        buffers give the best utility in typical regimes, and 15 or more lead to numerical trouble.
+    rtol : float in [1, inf), optional
+        With ``buffers=None`` only: the improvement factor of the squared loss that accepts one more buffer
+        (default 1.01, jax_privacy's).
 
     Returns
     -------
     BLTOptimization
         The best BLT found that has not collapsed (``buffers_used ≤ buffers``), its losses, the checked
-        constraints and the optimiser's report.
+        constraints, the optimiser's report and ``buffer_losses``.
 
     Raises
     ------
@@ -573,30 +614,74 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
         Naming the parameter for ``n`` or ``buffers`` not a positive integer, ``loss`` not in
         :data:`LOSSES`, a negative or non-finite ``penalty``, a ``participation`` that is not a
         :class:`~dptheory.Participation`, and ``min_sep ≥ n`` with ``max_participations > 1`` (only one participation
-        fits: pass ``Participation()``).
+        fits: pass ``Participation()``); ``min_buffers``, ``max_buffers`` or ``rtol`` out of range, given with an
+        integer ``buffers``, ``initial`` with ``buffers=None``, or ``init`` not ``None`` or ``"rational"``.
     DegenerateOptimum
-        If the optimum has ``θ̂_i = θ_i`` (or ``θ_i = 1``) to double precision.
+        If the optimum has ``θ̂_i = θ_i`` (or ``θ_i = 1``) to double precision (with ``buffers=None``: the optimum
+        at ``min_buffers``).
     """
     n = check_int("n", n, 1, why="the number of steps")
     participation = _check_participation(participation)
-    d = check_int("buffers", buffers, 1, why="the number of BLT buffers d")
     loss = _check_loss(loss)
     penalty = _check_penalty(penalty)
     max_iterations = check_int("max_iterations", max_iterations, 1)
-    starts = check_int("starts", starts, 0 if initial is not None else 1, len(_STARTS))
-    _check_sizes(n, d)
+    init = _check_init(init)
+    seeded = initial is not None or init is not None
+    starts = check_int("starts", starts, 0 if seeded else 1, len(_STARTS),
+                       why="0 only with initial or init=\"rational\"" if not seeded else "")
     if participation.max_participations > 1 and participation.min_sep >= n:
         raise ValueError(
             f"participation has min_sep = {participation.min_sep} >= n = {n} with max_participations = "
             f"{participation.max_participations}: only k' = 1 participation fits in n steps; pass Participation() "
             f"for single participation (or a min_sep below n)"
         )
-    problem = _Problem.build(n, participation, loss, penalty)
-    report = _Problem.build(n, participation, loss, 0.0)
-    x0s = [_start(d, *start) for start in _STARTS[:starts]]
+    if buffers is not None:
+        if min_buffers is not None or max_buffers is not None or rtol is not None:
+            raise ValueError(
+                f"buffers = {buffers!r} fixes the number of buffers, so min_buffers, max_buffers and rtol (which "
+                f"choose it) must be left out; pass buffers=None to choose it automatically")
+        d = check_int("buffers", buffers, 1, why="the number of BLT buffers d; None chooses it")
+        _check_sizes(n, d)
+        x0s = [] if initial is None else [_check_initial(initial, d)]
+        problem, report = _Problem.build(n, participation, loss, penalty), _Problem.build(n, participation, loss, 0.0)
+        return _optimize_fixed(d, problem, report, participation, loss, starts, x0s, init, max_iterations)
     if initial is not None:
-        x0s.append(_check_initial(initial, d))
+        raise ValueError("initial is a decay pair of one fixed length: pass buffers=d with it (buffers=None tries "
+                         "several d), or init=\"rational\" to seed every d")
+    lo = check_int("min_buffers", 1 if min_buffers is None else min_buffers, 1, _MAX_AUTO_BUFFERS,
+                   why="the fewest buffers tried")
+    hi = check_int("max_buffers", 10 if max_buffers is None else max_buffers, lo, _MAX_AUTO_BUFFERS,
+                   why=f"the most buffers tried, at least min_buffers = {lo}; jax_privacy's limit: 3 to 7 buffers "
+                       f"give the best utility in typical regimes and 15+ lead to numerical trouble")
+    factor = check_in_interval("rtol", 1.01 if rtol is None else rtol, 1.0, math.inf, lo_closed=True,
+                               why="d + 1 buffers are accepted iff rtol * loss(d + 1)**2 < loss(d)**2, as in "
+                                   "jax_privacy")
+    _check_sizes(n, hi)
+    problem, report = _Problem.build(n, participation, loss, penalty), _Problem.build(n, participation, loss, 0.0)
+    return _optimize_increasing(lo, hi, factor, problem, report, participation, loss, starts, init, max_iterations)
 
+
+def _check_init(init) -> str | None:
+    if init is not None and init != "rational":
+        raise ValueError(f"init must be None (the deterministic starts only) or \"rational\" (also the RA-BLT "
+                         f"start, BLT.rational_approximation), got {init!r:.80}")
+    return init
+
+
+def _rational_start(d: int) -> np.ndarray:
+    r"""The logits of jax_privacy's start (``get_init_blt``): the RA-BLT of ``d`` buffers with
+    ``max_decay = max_pillutla_score = 1 − 10⁻⁶`` (:meth:`BLT.rational_approximation`), whose decay pair interlaces
+    strictly inside ``(0, 1)``: ``θ_1 ≤ 1 − 10⁻⁶`` and ``θ̂_d > 0`` (Pillutla score below 1)."""
+    ra = BLT.rational_approximation(d, max_decay=_RATIONAL_START, max_pillutla_score=_RATIONAL_START)
+    return _check_initial((ra.theta, ra.inverse_decays()), d)
+
+
+def _optimize_fixed(d: int, problem: _Problem, report: _Problem, participation: Participation, loss: str, starts: int,
+                    x0s: list, init: str | None, max_iterations: int) -> BLTOptimization:
+    """:func:`optimize` at ``buffers = d``: the ``starts`` deterministic starts, then ``x0s``, then the RA-BLT one."""
+    x0s = [_start(d, *start) for start in _STARTS[:starts]] + list(x0s)
+    if init == "rational":
+        x0s.append(_rational_start(d))
     t0 = time.perf_counter()
     good, bad = _search(d, x0s, problem, report, max_iterations)
     runs = good or bad  # no good run: the best of the rest, which _result reports as degenerate
@@ -605,7 +690,35 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     _, D, used, res = min((run for run in runs if run[0] <= floor * (1.0 + 1e-9)),
                           key=lambda run: (run[2] != d, not run[3].success))
     seconds = time.perf_counter() - t0
-    return _result(D, used, n, participation, loss, res, seconds, requested=d)
+    result = _result(D, used, problem.n, participation, loss, res, seconds, requested=d)
+    return dataclasses.replace(result, buffer_losses=((d, result.value, result.buffers_used),))
+
+
+def _improves(rtol: float, better: float, worse: float) -> bool:
+    r"""jax_privacy's rule (``_optimize_increasing_nbuf``) on its **squared** loss: accept ``d + 1`` buffers iff
+    ``rtol · L(d + 1)² < L(d)²`` for the unsquared ``L`` of this module."""
+    return rtol * better * better < worse * worse
+
+
+def _optimize_increasing(lo: int, hi: int, rtol: float, problem: _Problem, report: _Problem,
+                         participation: Participation, loss: str, starts: int, init: str | None,
+                         max_iterations: int) -> BLTOptimization:
+    r""":func:`optimize` with ``buffers=None``: ``d = lo, lo + 1, …, hi`` until ``d`` is not an improvement
+    (:func:`_improves`; a degenerate or collapsed optimum is none), returning the last accepted."""
+    t0 = time.perf_counter()
+    best = _optimize_fixed(lo, problem, report, participation, loss, starts, [], init, max_iterations)
+    tried = list(best.buffer_losses)
+    for d in range(lo + 1, hi + 1):
+        try:
+            result = _optimize_fixed(d, problem, report, participation, loss, starts, [], init, max_iterations)
+        except DegenerateOptimum:
+            tried.append((d, math.inf, d))
+            break
+        tried.extend(result.buffer_losses)
+        if result.collapsed or not _improves(rtol, result.value, best.value):
+            break
+        best = result
+    return dataclasses.replace(best, buffer_losses=tuple(tried), seconds=time.perf_counter() - t0)
 
 
 def _minimise(x0: np.ndarray, d: int, problem: _Problem, max_iterations: int):

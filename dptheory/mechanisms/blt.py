@@ -178,6 +178,16 @@ def _geometric_sum(r: np.ndarray, m) -> np.ndarray:
     return np.asarray(out, dtype=float)
 
 
+#: The most buffers :meth:`BLT.rational_approximation` builds: at its defaults double precision resolves the
+#: strategy's decays up to 24 buffers and not at 25 (measured 2026-12-02); jax_privacy's optimiser stops at 15
+_RA_MAX_BUFFERS = 24
+
+
+def _pillutla_score(theta: np.ndarray, omega: np.ndarray) -> float:
+    r"""``Σ_i ω_i/θ_i`` (:meth:`BLT.pillutla_score`)."""
+    return float(np.sum(omega / theta))
+
+
 #: The largest partial-fraction weight ``|a_u|`` the finite-``n`` sums (:meth:`BLT.row_energies` at ``q = 1``,
 #: :meth:`BLT.final_row_energy`) accept: they lose ``~max|a|²(d+1)²ε`` (≤ 3e-13 at ``d = 4``) and have the
 #: recursion to fall back on. The pole integral (``n = ∞``) accepts ``10³``: its other route truncates.
@@ -334,6 +344,90 @@ class BLT(ToeplitzMechanism):
                              f"theta = eig(diag theta_hat - 1 omega_hat^T) must be real, distinct and in [-1, 1] "
                              f"without 0 ({exc})") from None
 
+    @classmethod
+    def rational_approximation(cls, buffers: int, *, max_decay: float = 1.0, max_pillutla_score: float | None = None,
+                               decay_scale: float = 1.6, decay_shift: int = -1, name: str | None = None) -> "BLT":
+        r"""RA-BLT: a rational approximation of ``1/√(1 − x)`` as a BLT (Dvijotham et al. 2024, Prop. 4.5).
+
+        ``1/√(1 − x)`` is the generating function of the square-root factorisation ``c_j = C(2j, j)/4^j``
+        (:func:`~dptheory.mechanisms.optimal_cc`'s strategy, seed 003's "√-factorisation"). As in that proposition
+        (arXiv 2404.16706v2) and jax_privacy 2.0's ``BufferedToeplitz.from_rational_approx_to_sqrt_x`` the
+        approximation is built for the noising matrix, ``√(1 − x)``, and inverted: with ``d₁ = ⌈d/2⌉``, step
+        ``h = decay_scale·π/√(2(d₁ + 1))`` and the ``d`` nodes ``k = −d₁ + 1 + decay_shift, …, d − d₁ + decay_shift``,
+        the noising BLT has decays and scales
+
+            ``θ̂_k = 1/(1 + e^{2hk})``,   ``ω̂_k = −θ̂_k² e^{3hk} / Σ_l e^{hl} θ̂_l``
+
+        (the constant term normalised to 1), and ``C = BLT(θ̂, ω̂)⁻¹``: ``θ = eig(diag θ̂ − 1ω̂ᵀ)``
+        (:meth:`inverse_decays` of the noising BLT, Newton-polished) and ``ω`` by Alg. 5's product form
+        (:func:`output_scales`). Then, as jax_privacy does, the decays are scaled by ``min(1, max_decay/θ_1)`` (the
+        largest decay is ``1`` to double precision, or rounds above it) and, if ``max_pillutla_score`` is given,
+        the scales by ``min(1, max_pillutla_score/Σ_iω_i/θ_i)`` (:meth:`pillutla_score`). The scaled BLT no longer
+        has the inverse ``(θ̂, ω̂)``. jax_privacy's optimiser starts from ``max_decay = max_pillutla_score = 1 − 10⁻⁶``
+        (``get_init_blt``), which :func:`dptheory.blt.optimize` offers as ``init="rational"``.
+
+        In exact arithmetic ``θ_1 = 1`` (the approximation of ``√(1 − x)`` vanishes at ``x = 1``). Its coefficients
+        tend to ``C(2j, j)/4^j`` as ``d`` grows, though not by every step: the step ``h`` depends on ``⌈d/2⌉``, and
+        ``max_j |c_j − C(2j, j)/4^j|`` falls from ``d`` to ``d + 2`` (0.49, 0.11, 0.028, 0.021, … at odd ``d``; 0.082,
+        0.058, 0.037, 0.023, … at even ``d``, measured over 4096 coefficients) but rises from ``d = 2`` to ``3``.
+        RA-BLTs are much worse than optimised BLTs at a given ``n`` (jax_privacy's note). ``O(d³)``.
+
+        Parameters
+        ----------
+        buffers : int in [1, 24]
+            The number of buffers ``d`` (the degree of the rational function). At the defaults double precision
+            resolves the strategy's decays up to ``d = 24`` (at 25 the largest two round together).
+        max_decay : float in (0, 1], default 1.0
+            The largest decay ``θ_1`` allowed (keyword-only, as the rest).
+        max_pillutla_score : float in (0, inf), optional
+            The largest Pillutla score allowed; ``None`` (default) leaves the scales as they are.
+        decay_scale : float in (0, inf), default 1.6
+            Scales the step ``h``: larger spreads the decays further towards 0 and 1.
+        decay_shift : int, default -1
+            Shifts the nodes ``k``; negative moves the decays towards 1 (``-1`` recommended by jax_privacy).
+        name : str, optional
+            The mechanism's name; by default ``rational_approximation(d)``.
+
+        Returns
+        -------
+        BLT
+            The strategy ``C = BLT(θ, ω)``, ``θ ∈ (0, max_decay]``, ``ω > 0``.
+
+        Raises
+        ------
+        ValueError
+            For an argument out of its range, or where double precision does not resolve the strategy's ``d``
+            decays (two equal, or a scale that is not positive), naming ``buffers`` and the settings.
+        """
+        d = check_int("buffers", buffers, 1, _RA_MAX_BUFFERS, why="the number of BLT buffers d of the RA-BLT")
+        max_decay = check_in_interval("max_decay", max_decay, 0.0, 1.0, hi_closed=True)
+        if max_pillutla_score is not None:
+            max_pillutla_score = check_in_interval("max_pillutla_score", max_pillutla_score, 0.0)
+        h_scale = check_in_interval("decay_scale", decay_scale, 0.0)
+        shift = check_int("decay_shift", decay_shift, -math.inf)
+        name = check_name("name", name)
+        d1 = (d + 1) // 2
+        h = h_scale * math.pi / math.sqrt(2 * (d1 + 1))
+        k = np.arange(-d1 + 1, d - d1 + 1, dtype=float) + shift
+        theta_hat = 1.0 / (1.0 + np.exp(2.0 * h * k))
+        omega_hat = -(theta_hat**2) * np.exp(3.0 * h * k) / np.sum(np.exp(h * k) * theta_hat)
+        settings = (f"buffers = {d}, decay_scale = {h_scale:g}, decay_shift = {shift} (the RA-BLT's decays "
+                    f"theta_hat = {theta_hat.tolist()!r})")
+        try:
+            theta = cls(theta_hat, omega_hat, signed=True).inverse_decays()  # may round above 1: no BLT yet
+        except ValueError as exc:
+            raise ValueError(f"rational_approximation: double precision does not resolve {settings}: {exc}") from None
+        num, den = _pairwise_products(theta, theta_hat)  # output_scales' product form, on θ before the scaling
+        omega = num / den
+        theta = theta * min(1.0, max_decay / float(theta[0]))
+        if max_pillutla_score is not None:
+            omega = omega * min(1.0, max_pillutla_score / _pillutla_score(theta, omega))
+        if not (np.all(omega > 0.0) and np.all(np.diff(theta) < 0.0) and theta[-1] > 0.0):
+            raise ValueError(f"rational_approximation: double precision does not resolve the strategy's decays at "
+                             f"{settings}: theta = {theta.tolist()!r}, omega = {omega.tolist()!r} (a smaller buffers "
+                             f"or decay_scale keeps them apart)")
+        return cls(theta, omega, name=name or f"rational_approximation({d})")
+
     # -- the inverse BLT(θ̂, ω̂) ----------------------------------------------------------------------------
     def inverse_decays(self) -> np.ndarray:
         r"""The inverse decays ``θ̂ = eig(diag θ − 1ωᵀ)``, decreasing.
@@ -397,6 +491,27 @@ class BLT(ToeplitzMechanism):
         """
         thh = self.inverse_decays()
         return BLT(thh, self.inverse_scales(), signed=True, name=f"inverse of {self.name}", _theta_hat=self.theta)
+
+    def pillutla_score(self) -> float:
+        r"""The Pillutla score ``Σ_i ω_i/θ_i`` (McMahan & Pillutla 2025, Thm 1; jax_privacy's ``pillutla_score``).
+
+        For a BLT with decays ``θ ∈ (0, 1]`` and scales ``ω > 0`` the inverse decays ``θ̂`` are the roots of the
+        secular equation ``g(λ) = 1 + Σ_j ω_j/(λ − θ_j) = 0``: one in each gap ``(θ_{i+1}, θ_i)`` and one below
+        ``θ_d``, where ``g`` falls from 1 (``λ → −∞``) to ``−∞``. So the smallest, ``θ̂_d``, is positive exactly when
+        ``g(0) = 1 − Σ_j ω_j/θ_j > 0``: **score < 1 certifies that C⁻¹ = BLT(θ̂, ω̂) has every decay in (0, 1)**,
+        interlacing ``0 < θ̂_d < θ_d < … < θ̂_1 < θ_1`` (its scales ``ω̂`` are then negative by Alg. 5's product
+        form) — the well-behaved BLTs of part (a) of that theorem (arXiv 2504.21413), whose noise has no
+        oscillating term ``θ̂_d^t`` of alternating sign; score ``= 1`` gives ``θ̂_d = 0`` and score ``> 1`` a
+        negative ``θ̂_d``. jax_privacy's optimiser penalises score ``≥ 1``; the decay pairs of
+        :func:`dptheory.blt.optimize` have ``θ̂_d > 0`` at every iterate, hence score ``< 1``. The statement is
+        for an unsigned BLT: for a signed one the sum is returned as is, certifying nothing.
+
+        Returns
+        -------
+        float
+            ``Σ_i ω_i/θ_i`` (``0`` for ``d = 0``).
+        """
+        return _pillutla_score(self.theta, self.omega)
 
     # -- Toeplitz primitives --------------------------------------------------------------------------------
     def strategy_coeffs(self, n: int) -> np.ndarray:
