@@ -4,6 +4,7 @@ TreeAgg-Full, against the exact values of errata 000 §5 and errata 003 C9, C15.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from fractions import Fraction
 
@@ -18,7 +19,11 @@ from dptheory.mechanisms import (
     tree_nodes,
 )
 from dptheory.mechanisms.base import MAX_PATTERNS
-from dptheory.mechanisms.tree import DENSE_CACHE_BYTES, _DENSE, _level_bound, _max_pattern_energy, _pattern_energy
+from dptheory.mechanisms.tree import (
+    DENSE_CACHE_BYTES, _DENSE, _level_bound, _max_pattern_energy, _pattern_energy, _subtree_cost,
+    _subtree_pattern_energies,
+)
+from dptheory.treeagg import accounting as ta
 
 READOUTS = ("vanilla", "honaker", "full")
 P = dpt.Participation
@@ -334,6 +339,102 @@ def test_dynamic_programme_equals_the_brute_force(readout):
         assert _max_pattern_energy(n, k1, b, readout) == _brute_sens2(readout, n, k, b), (n, k, b)
 
 
+#: The n of the subtree programme's checks against enumeration: every n ≤ 12, the powers of two and their
+#: neighbours up to 64, and a few others.
+_SMALL_N = tuple(range(1, 13)) + (15, 16, 17, 24, 31, 32, 33, 40, 48, 63, 64)
+
+
+def _enumerated_energies(n: int, b: int, readout: str, limit: int = 20_000):
+    """The best pattern energy by exact count ``m = 0 … ⌈n/b⌉`` by enumerating every pattern (steps ``i + (b − 1)r``
+    over the combinations of ``n − (m − 1)(b − 1)`` steps, energies ``‖C u‖²`` on the dense C), or None when there
+    are more than ``limit`` patterns."""
+    top = -(-n // b)
+    if sum(math.comb(n - (m - 1) * (b - 1), m) for m in range(1, top + 1)) > limit:
+        return None
+    C = TreeAggregation(readout).strategy_matrix(n)
+    out = [0]
+    for m in range(1, top + 1):
+        combos = np.array(list(itertools.combinations(range(n - (m - 1) * (b - 1)), m)), dtype=np.int64).reshape(-1, m)
+        steps = combos + (b - 1) * np.arange(m)
+        counts = C[:, steps].sum(axis=2)  # (nodes, patterns)
+        out.append(int(np.max(np.sum(counts * counts, axis=0))))
+    return out
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_subtree_programme_equals_enumeration_for_every_k_and_b_up_to_n_64(readout):
+    """The exact subtree programme (the vanilla read-out's route at MNIST scale) by exact count m, against every
+    pattern enumerated where there are at most 20000 of them, else (b = 1) against every step participating or
+    against the accounting's former subtree programme (an independent implementation) at the largest k; and its
+    "at most k" maximum is the TF-Privacy-shaped brute force for every k at n ≤ 9."""
+    enumerated = 0
+    accounting = "all" if readout == "honaker" else "vanilla"
+    for n in _SMALL_N:
+        for b in range(1, n + 1):
+            top = -(-n // b)
+            energies = _subtree_pattern_energies(n, top, b, readout)
+            assert energies.dtype == np.int64 and energies.shape == (top + 1,), (n, b)
+            reference = _enumerated_energies(n, b, readout)
+            if reference is not None:
+                enumerated += 1
+                assert energies.tolist() == reference, (n, b)
+            elif b == 1:  # every step participating is the maximum
+                assert int(energies.max()) == energies[n] == _pattern_energy(np.arange(n), n, readout), n
+            else:
+                assert int(energies.max()) == ta._subtree_dp_sensitivity_sq(
+                    n, max_participations=top, min_separation=b - 1, readout=accounting), (n, b)
+            if n <= 9:
+                for k in range(1, top + 1):
+                    assert int(energies[:k + 1].max()) == ta.brute_force_sensitivity_sq(
+                        n, max_participations=k, min_separation=b - 1, readout=accounting), (n, b, k)
+    assert enumerated > 250
+
+
+@pytest.mark.parametrize("readout", ["vanilla", "honaker"])
+def test_subtree_programme_equals_the_pattern_programme_at_medium_n(readout):
+    """Against the other exact programme (patterns left to right, _max_pattern_energy) on a seeded sample of
+    (n ≤ 3000, k, b); 2026 random cases agreed when it was written."""
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        n, b = int(rng.integers(65, 3000)), int(rng.integers(1, 60))
+        k = int(rng.integers(2, max(3, min(20, -(-n // b)) + 1)))
+        k = min(k, -(-n // b))
+        if k < 2 or _subtree_cost(n, k, b)[1] > 10**8:
+            continue
+        expected = _max_pattern_energy(n, k, b, readout)
+        if expected is not None:
+            assert int(_subtree_pattern_energies(n, k, b, readout).max()) == expected, (n, k, b)
+
+
+def test_vanilla_sensitivity_at_tf_privacy_mnist_scale_is_exact():
+    """TF-Privacy's MNIST setting (steps 4800, max_participations 80, min_separation 59, i.e. b = 60): the vanilla
+    read-out had only the bounds [7547, 8062] (Remark 3.2, per-level); the subtree programme gives the exact 7552,
+    and 10088 for every node released (TF-Privacy's own value, which the pattern programme also gives)."""
+    import time
+
+    n, part = 4800, P(max_participations=80, min_sep=60)
+    assert (_pattern_energy(np.arange(80) * 60, n, "vanilla"), _level_bound(n, 80, 60, "vanilla")) == (7547, 8062)
+    start = time.perf_counter()
+    report = TreeAggregation("vanilla").sensitivity_report(n, part)
+    assert report.exact and "dyadic subtrees" in report.route
+    assert TreeAggregation("vanilla").sensitivity_sq(n, part) == 7552
+    assert time.perf_counter() - start < 30.0  # about 1.5 s on one core (the pattern programme gives up first)
+    assert int(_subtree_pattern_energies(n, 80, 60, "honaker").max()) == 10088
+    assert ta.worst_case_sensitivity_sq(n, max_participations=80, min_separation=59, readout="vanilla") == 7552
+
+
+def test_subtree_programme_estimates_its_cost_before_allocating(monkeypatch):
+    """The tables' bytes are checked against the size budget (a ValueError naming n), and the operation count
+    decides whether the route is tried at all."""
+    from dptheory import _validation
+
+    nbytes, ops = _subtree_cost(4800, 80, 60)
+    assert 10**7 < nbytes < 10**9 and 4 * 10**8 < ops < 7 * 10**8
+    monkeypatch.setattr(_validation, "SIZE_BUDGET", int(nbytes) // 2)
+    with pytest.raises(ValueError, match=r"n = 4800 needs about .* the subtree programme's tables"):
+        _subtree_pattern_energies(4800, 80, 60, "vanilla")
+
+
 def test_remark32_is_not_tight_for_the_complete_tree_at_n_1e4():
     """Remark 3.2's π* gives sens² = 255 at n = 10⁴, k = 10, b = 1000, but a pattern that waits for dyadic
     boundaries reaches 261, the exact value (honaker and full; vanilla 185 vs 203)."""
@@ -396,20 +497,26 @@ def test_multi_participation_sensitivity_at_n_1e4_and_prefix_loss(readout):
 
 
 def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
-    """n = 40000, three participations, b = 1: the bounds meet for honaker (exact); for vanilla they do not and the
-    programme's 40000 blocks are beyond its budget, so sensitivity refuses and the report gives the bounds."""
+    """n = 40000, three participations, b = 1: the bounds meet for honaker (exact); for vanilla they do not, the
+    pattern programme's 40000 blocks are beyond its budget and the subtree programme gives the exact 132 (the former
+    subtree programme of the accounting agrees). At n = 10⁶, k = 100, b = 1000 both programmes are beyond their
+    budgets: sensitivity refuses and the report gives the bounds."""
     n, part = 40_000, P(max_participations=3, min_sep=1)
     honaker = TreeAggregation("honaker").sensitivity_report(n, part)
     assert honaker.exact and honaker.value**2 == pytest.approx(134)
     assert "meets the per-level upper bound" in honaker.route
     vanilla = TreeAggregation("vanilla")
     report = vanilla.sensitivity_report(n, part)
-    assert not report.exact and (report.lower**2, report.upper**2) == pytest.approx((132, 134))
-    assert "bounds" in report.route and ("vanilla", "C", n) not in _DENSE
-    with pytest.raises(ValueError, match=r"bounds \[11\.4891, 11\.5758\] do not meet.*sensitivity_report"):
+    assert report.exact and "dyadic subtrees" in report.route and ("vanilla", "C", n) not in _DENSE
+    assert vanilla.sensitivity_sq(n, part) == 132 == ta._subtree_dp_sensitivity_sq(n, max_participations=3,
+                                                                                   min_separation=0, readout="vanilla")
+    n, part = 10**6, P(max_participations=100, min_sep=1000)
+    report = vanilla.sensitivity_report(n, part)
+    assert not report.exact and (round(report.lower**2), round(report.upper**2)) == (38806, 43340)
+    assert "bounds" in report.route and "beyond their budgets" in report.route
+    with pytest.raises(ValueError, match=r"bounds \[196\.992, 208\.183\] do not meet.*sensitivity_report"):
         vanilla.sensitivity(n, part)
-    assert TreeAggregation("honaker").sensitivity_sq(n, part) == 134
-    with pytest.raises(ValueError, match=r"squared sensitivity .* bounds \[132, 134\] do not meet"):
+    with pytest.raises(ValueError, match=r"squared sensitivity .* bounds \[38806, 43340\] do not meet"):
         vanilla.sensitivity_sq(n, part)
     with pytest.raises(ValueError, match="only bounded"):
         prefix_loss(vanilla, n, part)

@@ -155,19 +155,21 @@ def test_worst_case_at_tf_privacy_scale_is_fast():
     assert ta.worst_case_sensitivity_sq(4800, max_participations=80, min_separation=59) == 10088
 
 
-def test_worst_case_falls_back_to_the_subtree_programme_where_the_mechanism_has_only_bounds():
-    """Vanilla, 20000 steps, consecutive steps allowed: the mechanism's programme is beyond its budget (bounds
-    123 and 125); the entry point still returns the exact value, by the subtree programme."""
+def test_worst_case_is_the_mechanism_route_where_the_pattern_programme_gives_up():
+    """Vanilla, 20000 steps, consecutive steps allowed: the pattern programme is beyond its budget (bounds 123 and
+    125), the mechanism's subtree programme gives the exact 123, which the former subtree programme confirms; at
+    MNIST scale (4800, 80, 59) vanilla is 7552, inside the former bounds [7547, 8062]. Beyond both budgets the entry
+    point raises with the bounds."""
     from dptheory.mechanisms import Participation, TreeAggregation
 
     part = Participation.from_min_separation(0, max_participations=3)
     report = TreeAggregation("vanilla").sensitivity_report(20_000, part)
-    assert not report.exact
-    with pytest.raises(ValueError, match="only bounded"):
-        TreeAggregation("vanilla").sensitivity_sq(20_000, part)
+    assert report.exact and "dyadic subtrees" in report.route
     w = ta.worst_case_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla")
     assert w == ta._subtree_dp_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla") == 123
-    assert round(report.lower**2) <= w <= round(report.upper**2)
+    assert ta.worst_case_sensitivity_sq(4800, max_participations=80, min_separation=59, readout="vanilla") == 7552
+    with pytest.raises(ValueError, match=r"bounds \[38806, 43340\] do not meet"):
+        ta.worst_case_sensitivity_sq(10**6, max_participations=100, min_separation=999, readout="vanilla")
 
 
 def test_participation_from_tf_privacy_min_separation():

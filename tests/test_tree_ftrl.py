@@ -101,6 +101,45 @@ def test_restart_and_seeded_runs():
         assert np.abs(r - base).max() > 1e-4
 
 
+def test_restart_schedule_of_equal_sizes_is_the_periodic_restart():
+    """restart_every as a schedule of tree sizes (seed 000 D.1; as n=[...] of tree_epsilon): equal sizes give the
+    periodic restart's numbers (same seed, the same draws), [16, 16, 8] included (the last tree shorter); another
+    schedule restarts elsewhere, and the accounting composes the same trees."""
+    from dptheory.treeagg import accounting as ta
+
+    stream = _logistic(n=40)
+    kw = dict(lam=3.0, sigma=1.0, seed=5, radius=0.3, momentum=0.5)
+    periodic = F.dp_ftrl(stream, restart_every=16, **kw)
+    for schedule in ([16, 16, 8], (16, 16, 8), np.array([16, 16, 8])):
+        run = F.dp_ftrl(stream, restart_every=schedule, **kw)
+        np.testing.assert_array_equal(run.theta, periodic.theta)
+        np.testing.assert_array_equal(run.losses, periodic.losses)
+        assert run.settings["restart_every"] == [16, 16, 8]
+    np.testing.assert_array_equal(F.dp_ftrl(stream, restart_every=[10] * 4, **kw).theta,
+                                  F.dp_ftrl(stream, restart_every=10, **kw).theta)
+    np.testing.assert_array_equal(F.dp_ftrl(stream, restart_every=[40], **kw).theta, F.dp_ftrl(stream, **kw).theta)
+    other = F.dp_ftrl(stream, restart_every=[24, 16], **kw)
+    np.testing.assert_array_equal(other.theta[:17], periodic.theta[:17])
+    assert np.abs(other.theta - periodic.theta).max() > 1e-6
+    assert ta.tree_epsilon(1.0, n=[24, 16], delta=1e-5, scheme="restart") > 0  # the same schedule, accounted
+
+
+@pytest.mark.parametrize("schedule, match", [
+    ([16, 16], r"restart_every as a schedule .* sum to the horizon, steps = 40.*\(sum 32\)"),
+    ([16, 16, 16], r"restart_every as a schedule .*\(sum 48\)"),
+    ([20, 0, 20], r"restart_every\[1\] must be a positive integer"),
+    ([30, -5, 15], r"restart_every\[1\] must be a positive integer"),
+    ([20, 20.5], r"restart_every\[1\]"),
+    (["20", "20"], r"restart_every\[0\] must be a real number"),
+    ("20", r"restart_every must be"),
+    ([], r"restart_every must be a positive integer or a non-empty list"),
+    (np.ones((2, 20), dtype=int), r"restart_every must be a positive integer or a 1-d list"),
+])
+def test_bad_restart_schedule_raises_naming_the_parameter(schedule, match):
+    with pytest.raises(ValueError, match=match):
+        F.dp_ftrl(_logistic(n=40), lam=3.0, sigma=1.0, restart_every=schedule)
+
+
 def test_dp_ftrl_ls_without_noise_is_the_ridge_solve():
     rng = np.random.default_rng(4)
     n, p, lam = 30, 4, 0.7
@@ -161,6 +200,38 @@ def test_small_regret_simulation_stays_below_the_corrected_bound():
     assert run.lam == pytest.approx(R.c1_lambda_star(256, 10, 2.0, 0.05, 3.0))
     assert np.all(run.regret > 0) and np.all(run.ratio < 1)
     assert run.ratio_estimate.interval()[1] < 1
+
+
+def test_printed_c1_bound_fails_at_L_10_where_the_corrected_one_holds():
+    """errata 000 §3, §7 #3 (C.1's missing factor L), the check of seed000.regret.c1_L10.*: DP-FTRL on ℓ(θ) = L‖θ‖
+    at L = 10 (200 seeds, n = 256, p = 10, σ = 2): the interval of the mean regret lies below the corrected bound and
+    above the printed one, in every seed; at L = 1 the two bounds coincide. The regret is (L²/λ)Q with Q free of L
+    and λ (the same noise: the same Q to rounding), which is why the printed term, degree 1 in L, cannot hold."""
+    from dptheory.stats import family_quantile
+
+    run = R.c1_norm_regret(256, 10, 2.0, clip=10.0, seeds=200, seed=11)
+    est = run.regret_estimate
+    z = family_quantile(2, 199, 0.05)
+    low, high = est.value - z * est.stderr, est.value + z * est.stderr
+    assert high <= run.corrected and low > run.printed
+    assert np.all(run.regret <= run.corrected) and np.all(run.regret > run.printed)
+    assert run.printed == pytest.approx(R.c1_bound(256, 10, 2.0, run.lam, 0.05, 0.0, clip=10.0, variant="paper"))
+    assert (run.lam, run.corrected / run.printed) == pytest.approx((160.0, 33.2994 / 3.89244), rel=1e-5)
+    unit = R.c1_norm_regret(256, 10, 2.0, clip=1.0, lam=3.0, seeds=200, seed=11)
+    assert unit.corrected == pytest.approx(unit.printed, rel=1e-15) and np.all(unit.regret <= unit.corrected)
+    np.testing.assert_allclose(unit.invariant, run.invariant, rtol=1e-12)
+    again = R.c1_norm_regret(256, 10, 2.0, clip=10.0, seeds=200, seed=11)
+    np.testing.assert_array_equal(again.regret, run.regret)  # seeded: the same numbers
+
+
+def test_norm_losses():
+    stream = F.NormLosses(np.array([[0.0, 0.0], [3.0, 4.0]]), scale=2.0)
+    loss, g = stream(1, np.array([[0.0, 0.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(loss, [[10.0], [0.0]])
+    np.testing.assert_allclose(g, [[[-1.2, -1.6]], [[0.0, 0.0]]])
+    for bad, match in (({"C": [[np.nan, 0.0]]}, "C must be finite"), ({"C": [[0.0]], "scale": 0.0}, "scale")):
+        with pytest.raises(ValueError, match=match):
+            F.NormLosses(**bad)
 
 
 def test_concentration_step_fails_at_p1_n2():

@@ -15,18 +15,60 @@ table (figures/seed000_tables_table.md) sets the printed, recomputed and correct
 from __future__ import annotations
 
 
+import numpy as np
+
 import dptheory.treeagg.accounting as ta
 import dptheory.treeagg.tables as T
 from dptheory.accounting import epsilon_from_rho
 from dptheory.claims import Claim, atomic_write
 from dptheory.data import golden
-from dptheory.mechanisms.tree import tree_depth
+from dptheory.mechanisms.tree import (
+    _level_bound, _max_pattern_energy, _pattern_energy, _subtree_pattern_energies, tree_depth,
+)
 
 PAPER = "seed 000"
 EXACT = 0.0  # every rtol=EXACT claim compares exact integers
 #: a DP-SGD(M) row whose range of ε over its printed inputs ± half a unit is wider than this factor (σ printed to
 #: one or two digits) cannot fail in practice: its range claim is informational (issue 39)
 WIDE = 1.25
+#: TF-Privacy's MNIST setting (steps, max_participations, min_separation) and its recorded worst case with every node
+#: released (compute_rdp_single_tree; issue 37: its dynamic programme took 972 s)
+MNIST = (4800, 80, 59)
+MNIST_ALL = 10088
+
+
+def _mnist_scale() -> list[Claim]:
+    """The worst case at TF-Privacy's MNIST scale: every node released against TF-Privacy's value and the second
+    exact programme; the vanilla read-out (formerly only bounded) inside its bounds; the two programmes on vanilla."""
+    steps, k, sep = MNIST
+    b = sep + 1
+    where = "D.2, errata 000 §2.11, §5 #20"
+    subtree = {r: int(_subtree_pattern_energies(steps, k, b, r).max()) for r in ("honaker", "vanilla")}
+    claims = [
+        Claim("seed000.accounting.mnist.all", PAPER, where,
+              f"worst case at TF-Privacy's MNIST scale (steps {steps}, max participations {k}, min separation {sep}), "
+              "every node released: the subtree programme against TF-Privacy's compute_rdp_single_tree (recorded)",
+              MNIST_ALL, subtree["honaker"], rtol=EXACT, tolerance_why="exact integers", kind="cross-check"),
+        Claim("seed000.accounting.mnist.all.programmes", PAPER, where,
+              "the same case by the other exact programme (patterns left to right) against the subtree programme",
+              subtree["honaker"], _max_pattern_energy(steps, k, b, "honaker"), rtol=EXACT,
+              tolerance_why="exact integers", kind="cross-check"),
+    ]
+    lower, upper = _pattern_energy(np.arange(k) * b, steps, "vanilla"), _level_bound(steps, k, b, "vanilla")
+    claims.append(Claim(
+        "seed000.accounting.mnist.vanilla", PAPER, where,
+        f"the vanilla read-out (GetSum) at the same scale, exact by the subtree programme ({subtree['vanilla']}; the "
+        f"pattern programme is beyond its budget): within Remark 3.2's lower bound {lower} and the per-level upper "
+        f"bound {upper}, formerly all that was known", lower, subtree["vanilla"], bounds=(lower, upper), kind="bound",
+        tolerance_why="exact integers against two bounds computed by other routes"))
+    n, m = 960, 16
+    claims.append(Claim(
+        f"seed000.accounting.vanilla.programmes.n={n}", PAPER, where,
+        f"vanilla read-out, {m} participations at least {b} apart over {n} steps: the subtree programme against the "
+        "pattern programme (two exact dynamic programmes)", int(_max_pattern_energy(n, m, b, "vanilla")),
+        int(_subtree_pattern_energies(n, m, b, "vanilla").max()), rtol=EXACT, tolerance_why="exact integers",
+        kind="cross-check"))
+    return claims
 
 
 def _half(printed: str) -> float:
@@ -123,6 +165,7 @@ def _accounting() -> list[Claim]:
                             "recorded)", value,
                             ta.ntr_sensitivity_sq(n, epochs=E, readout="all"), rtol=EXACT, tolerance_why="exact integers",
                             kind="cross-check"))
+    claims += _mnist_scale()
     for eps, printed in golden("000", "seed000.accounting.d1").printed.items():
         e = float(eps)
         got = ta.d1_achieved_epsilon(e, n=1024, delta=1e-5)

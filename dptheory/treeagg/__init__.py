@@ -30,12 +30,12 @@ _EXPORTS = {
         "undercount_table",
     ),
     "ftrl": (
-        "LinearLosses", "LogisticLosses", "FTRLResult", "LSResult", "IndefiniteObjectiveError", "PSD_MODES", "tree_noise",
-        "dp_ftrl", "noisy_sgd", "dp_ftrl_ls",
+        "LinearLosses", "LogisticLosses", "NormLosses", "FTRLResult", "LSResult", "IndefiniteObjectiveError",
+        "PSD_MODES", "tree_noise", "dp_ftrl", "noisy_sgd", "dp_ftrl_ls",
     ),
     "regret": (
         "c1_noise_radius", "c1_bound", "c1_lambda_star", "c1_r_star", "concentration_failure", "logistic_data",
-        "hindsight_logistic", "RegretRun", "logistic_regret",
+        "hindsight_logistic", "RegretRun", "logistic_regret", "NormRegretRun", "c1_norm_regret",
     ),
     "experiment": (
         "METHODS", "HYPERPARAMETERS", "SyntheticData", "make_dataset", "method_sigma", "method_epsilon", "train",

@@ -15,8 +15,9 @@ batch ``k``; errata 000 §2.6), ``σ`` the dimensionless noise multiplier.
   unconstrained minimiser ``θ_1 − s_t/λ`` ("lazy projection"). Mini-batches (D: ``∇_t = (1/k)Σ_i clip(∇ℓ(θ_t;
   d_t^{(i)}), L)``, the paper's ``d_t^{(1)}`` is a typo, errata 000 §7 #4), momentum DP-FTRLM
   (``m_t = γ m_{t−1} + s_t``, ``θ_{t+1} = Π_C(θ_1 − m_t/λ)``: the authors' code, errata 000 §2.8, §7 #8) and tree
-  restarts (DP-FTRL-TR, D.1: every ``restart_every`` steps a new tree, and the anchor ``θ_1``, the gradient sum and
-  the momentum start again at the current iterate).
+  restarts (DP-FTRL-TR, D.1: every ``restart_every`` steps, or after each tree of a schedule of sizes
+  ``restart_every=[n_1, n_2, …]``, a new tree, and the anchor ``θ_1``, the gradient sum and the momentum start again
+  at the current iterate).
 * :func:`noisy_sgd` — Thm B.1's form ``θ_{t+1} = θ_t − η(∇_t + a_t)`` (heavy ball ``v_t = γ v_{t−1} + ∇_t + a_t``,
   ``θ_{t+1} = θ_t − η v_t`` for the momentum pair), with an optional greedy projection. With the same node draws,
   ``η = 1/λ``, ``θ_1 = 0`` and ``C = R^p`` the iterates of :func:`dp_ftrl` and :func:`noisy_sgd` agree to rounding
@@ -28,14 +29,16 @@ batch ``k``; errata 000 §2.6), ``σ`` the dimensionless noise multiplier.
   PSD cone, post-processing) and records the step in ``LSResult.projected``; ``psd="raise"`` raises
   :class:`IndefiniteObjectiveError`; ``psd="always"`` projects every ``W_t``.
 
-Loss streams (:class:`LinearLosses`, :class:`LogisticLosses`) hold the data, shared by all chains or one data set per
-chain (a leading chain axis), and return per-example losses and gradients at the chains' iterates; the kernels take
-their array namespace from their inputs (``array_api_compat``) and results come back as NumPy arrays.
+Loss streams (:class:`LinearLosses`, :class:`LogisticLosses`, :class:`NormLosses`) hold the data, shared by all
+chains or one data set per chain (a leading chain axis), and return per-example losses and gradients at the chains'
+iterates; the kernels take their array namespace from their inputs (``array_api_compat``) and results come back as
+NumPy arrays.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,10 +47,11 @@ from array_api_compat import array_namespace
 from .._validation import check_in_interval, check_int
 from ..backend import get_backend
 from ..mechanisms.tree import READOUTS, TreeAggregation, TreeStream
+from .accounting import _schedule
 
 __all__ = [
-    "LinearLosses", "LogisticLosses", "FTRLResult", "LSResult", "IndefiniteObjectiveError", "PSD_MODES",
-    "tree_noise", "dp_ftrl", "noisy_sgd", "dp_ftrl_ls", "clip_rows", "project_ball",
+    "LinearLosses", "LogisticLosses", "NormLosses", "FTRLResult", "LSResult", "IndefiniteObjectiveError",
+    "PSD_MODES", "tree_noise", "dp_ftrl", "noisy_sgd", "dp_ftrl_ls", "clip_rows", "project_ball",
 ]
 
 #: What :func:`dp_ftrl_ls` does with a noisy ``W_t + (λ/2)I`` that is not positive definite.
@@ -201,6 +205,44 @@ class LinearLosses(_Stream):
         g = self._rows("G", t)
         g = g + xp.zeros((theta.shape[0], 1, 1), dtype=theta.dtype)
         return xp.sum(g * theta[:, None, :], axis=-1), g
+
+
+class NormLosses(_Stream):
+    r"""Distance losses ``ℓ(θ; c) = L‖θ − c‖``: convex and exactly ``L``-Lipschitz on ``R^p``, minimised at ``θ = c``.
+
+    The gradient is ``L(θ − c)/‖θ − c‖`` (``0`` at ``θ = c``), of norm ``L``: the loss of seed 000 Thm C.1's check
+    at ``L ≠ 1`` (:func:`~dptheory.treeagg.regret.c1_norm_regret`), where DP-FTRL's iterates scale exactly with
+    ``L/λ``.
+
+    Parameters
+    ----------
+    C : array_like
+        Finite centres ``c``, shape ``(rows, p)`` or ``(chains, rows, p)``.
+    scale : float in (0, inf), default 1.0
+        The Lipschitz constant ``L``.
+    batch : int, default 1
+        Rows per step ``k``, at most the number of rows.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite or has the wrong shape, ``scale`` is not positive, or ``batch`` exceeds the rows.
+    """
+
+    def __init__(self, C, scale: float = 1.0, batch: int = 1):
+        C = np.asarray(C, float)
+        if not np.all(np.isfinite(C)):
+            raise ValueError("C must be finite")
+        self.scale = _check_positive("scale", scale)
+        self._setup({"X": C}, batch, 2)
+        self.p = C.shape[-1]
+
+    def __call__(self, t: int, theta):
+        """Per-example losses ``(chains, k)`` and gradients ``(chains, k, p)`` of step ``t`` (0-based) at ``theta``."""
+        xp = array_namespace(theta)
+        d = theta[:, None, :] - self._rows("X", t)
+        norm = xp.sqrt(xp.sum(d * d, axis=-1))
+        return self.scale * norm, (self.scale / xp.maximum(norm, xp.full_like(norm, 1e-300)))[..., None] * d
 
 
 class LogisticLosses(_Stream):
@@ -410,6 +452,23 @@ class FTRLResult:
     settings: dict
 
 
+def _tree_sizes(restart_every, n: int) -> tuple[list[int], int | list[int] | None]:
+    """The sizes of the successive trees over ``n`` steps (seed 000 D.1, DP-FTRL-TR) and ``restart_every`` checked:
+    one tree (``None``), a new one every ``restart_every`` steps (the last one shorter where it does not divide
+    ``n``), or a schedule of tree sizes summing to ``n``, as ``n=[…]`` of
+    :func:`~dptheory.treeagg.accounting.tree_epsilon` takes it (validated by the same ``_schedule``)."""
+    schedule = _schedule(restart_every, name="restart_every")
+    if schedule is not None:
+        if sum(schedule) != n:
+            raise ValueError(f"restart_every as a schedule of tree sizes must sum to the horizon, steps = {n}; got "
+                             f"{schedule!r:.80} (sum {sum(schedule)})")
+        return schedule, schedule
+    if restart_every is None:
+        return [n], None
+    every = check_int("restart_every", restart_every, 1)
+    return [min(every, n - t) for t in range(0, n, every)], every
+
+
 def _check_common(sigma, clip, readout, momentum, radius):
     """The arguments :func:`dp_ftrl` and :func:`noisy_sgd` share: ``(σ, L, read-out, γ, radius)``, each checked."""
     return (_check_sigma(sigma), _check_positive("clip", clip), _check_online_readout(readout), _check_momentum(momentum),
@@ -424,8 +483,8 @@ def _step_grads(data, t, theta, clip):
 
 def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str = "vanilla", chains: int = 1,
             seed: int = 0, steps: int | None = None, radius: float | None = None, momentum: float = 0.0,
-            restart_every: int | None = None, theta1=None, white=None, prefix_noise=None, keep_iterates: bool = True,
-            backend: str | None = None) -> FTRLResult:
+            restart_every: int | Sequence[int] | None = None, theta1=None, white=None, prefix_noise=None,
+            keep_iterates: bool = True, backend: str | None = None) -> FTRLResult:
     r"""DP-FTRL with DP-FTRLM momentum, mini-batches and tree restarts, vectorised over chains.
 
     DP-FTRL, seed 000 Alg. 1 (``A_FTRL``; rebuilt in errata 000 §2.4), with DP-FTRLM momentum (§2.8),
@@ -457,8 +516,11 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
         Radius ``R`` of the ℓ2 ball ``C``; ``None`` (default): ``C = R^p``.
     momentum : float in [0, 1), default 0.0
         Momentum γ.
-    restart_every : int, optional
-        Start a new tree (and anchor) every ``restart_every`` steps; default never.
+    restart_every : int or sequence of int, optional
+        Start a new tree (and anchor) every ``restart_every`` steps; or a schedule: the sizes of the successive trees,
+        positive integers summing to the horizon (``steps``), as ``n=[…]`` of
+        :func:`~dptheory.treeagg.accounting.tree_epsilon` accounts them (``[m] * E`` is ``restart_every=m``); default
+        never.
     theta1 : array_like, optional
         Starting point ``θ_1`` before projection (default 0), broadcast to ``(chains, p)``.
     white : array_like, optional
@@ -479,12 +541,14 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
     Raises
     ------
     ValueError
-        If an argument lies outside its range, or ``prefix_noise`` is given with ``restart_every`` or ``white``.
+        If an argument lies outside its range (a schedule ``restart_every`` whose sizes are not positive integers
+        or do not sum to the horizon), or ``prefix_noise`` is given with ``restart_every`` or ``white``.
     """
     lam = _check_positive("lam", lam)
     sigma, clip, readout, gamma, radius = _check_common(sigma, clip, readout, momentum, radius)
     bk, data, chains, n, theta, rng = _prepare(stream, backend, chains, seed, steps, theta1)
-    restart = None if restart_every is None else check_int("restart_every", restart_every, 1)
+    sizes, restart = _tree_sizes(restart_every, n)
+    starts = dict(zip(np.cumsum(sizes[:-1]).tolist(), sizes[1:]))  # step → size of the tree that starts there
     if prefix_noise is not None and restart is not None:
         raise ValueError("prefix_noise must not be given with restart_every (each restart starts a new tree)")
     if white is not None and prefix_noise is not None:
@@ -493,18 +557,17 @@ def dp_ftrl(stream, *, lam: float, sigma: float, clip: float = 1.0, readout: str
     white = _given("white", white, bk, n, chains, p)
     prefix = _given("prefix_noise", prefix_noise, bk, n, chains, p)
     std = sigma * clip / stream.batch
-    seg = n if restart is None else min(restart, n)
     noise = None if prefix is not None else _Noise(readout, (chains, p), theta, n, rng, white=white)
     if noise is not None:
-        noise.restart(seg)
+        noise.restart(sizes[0])
     theta = project_ball(theta, radius)
     anchor, G, m, b = theta, xp.zeros_like(theta), xp.zeros_like(theta), xp.zeros_like(theta)
     iters = [theta] if keep_iterates else None
     losses = []
     for t in range(n):
-        if restart is not None and t > 0 and t % restart == 0:
+        if t in starts:
             anchor, G, m, b = theta, xp.zeros_like(theta), xp.zeros_like(theta), xp.zeros_like(theta)
-            noise.restart(min(restart, n - t))
+            noise.restart(starts[t])
         loss, g = _step_grads(data, t, theta, clip)
         losses.append(loss)
         G = G + g

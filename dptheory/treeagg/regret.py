@@ -25,7 +25,13 @@ two prefix noises being independent nodes) and ``≤ β`` for ``n ≥ 4``.
 * :func:`logistic_data`, :func:`hindsight_logistic`, :func:`logistic_regret` — online logistic regression
   (errata 000 §3 C.1: ``p = 10``, ``n = 4096``, ``σ = 2``, ``λ = λ*``) run by :func:`~dptheory.treeagg.ftrl.dp_ftrl`,
   its average regret against the best ``θ*`` in hindsight over the ball ``‖θ‖ ≤ ‖θ_true‖``, and the ratio to the
-  corrected bound at that ``θ*``, per seed.
+  corrected bound at that ``θ*``, per seed. Its data have ``L = 1``, where the printed and the corrected bound
+  coincide;
+* :func:`c1_norm_regret` — the check at ``L ≠ 1`` where they do not: the losses ``ℓ(θ) = L‖θ‖``
+  (:class:`~dptheory.treeagg.ftrl.NormLosses`), on which DP-FTRL's iterates are exactly ``L/λ`` times a run that
+  depends on neither, so the regret is ``(L²/λ)Q``: below the corrected ``L²(1 + σ√·)/λ`` and, for ``Q > 1 +
+  σ√·/L``, above the printed ``L(L + σ√·)/λ`` (``Q ≈ 9.3`` at ``n = 256, p = 10, σ = 2``: the printed bound fails at
+  ``L = 10`` in every seed).
 """
 
 from __future__ import annotations
@@ -40,11 +46,11 @@ from .._validation import check_in_interval, check_int, check_variant
 from ..backend import get_backend
 from ..mechanisms.tree import TreeStream
 from ..stats import Estimate
-from .ftrl import LogisticLosses, dp_ftrl, project_ball
+from .ftrl import LogisticLosses, NormLosses, dp_ftrl, project_ball
 
 __all__ = [
     "c1_noise_radius", "c1_bound", "c1_lambda_star", "c1_r_star", "concentration_failure", "logistic_data",
-    "hindsight_logistic", "RegretRun", "logistic_regret",
+    "hindsight_logistic", "RegretRun", "logistic_regret", "NormRegretRun", "c1_norm_regret",
 ]
 
 
@@ -502,3 +508,111 @@ def logistic_regret(n: int, p: int = 10, sigma: float = 2.0, *, seeds: int = 16,
                      c1_r_star(n, p, sigma, beta, theta_norm, clip=clip, variant="paper"),
                      dict(seeds=seeds, theta_norm=theta_norm, clip=clip, readout=readout, seed=seed,
                           backend=bk.name))
+
+
+@dataclass(frozen=True)
+class NormRegretRun:
+    r"""DP-FTRL on the losses ``ℓ(θ) = L‖θ‖`` against Thm C.1's printed and corrected bounds (:func:`c1_norm_regret`).
+
+    Attributes
+    ----------
+    n : int
+        Number of steps.
+    p : int
+        Dimension.
+    sigma : float
+        Noise multiplier σ.
+    beta : float
+        Failure probability β of the bounds.
+    clip : float
+        The Lipschitz constant (and clip norm) ``L``.
+    lam : float
+        λ.
+    regret : numpy.ndarray
+        Per seed, the average regret ``(1/n)Σ_t L‖θ_t‖`` against ``θ* = 0`` (where the loss is 0).
+    corrected : float
+        The corrected C.1 bound ``L²(1 + σ√(p⌈lg n⌉ ln(n/β)))/λ`` (``θ* = θ_1 = 0``).
+    printed : float
+        The printed C.1 bound ``(Lσ√(·) + L²)/λ``.
+    settings : dict
+        The seeds, read-out, seed and backend.
+    """
+
+    n: int
+    p: int
+    sigma: float
+    beta: float
+    clip: float
+    lam: float
+    regret: np.ndarray
+    corrected: float
+    printed: float
+    settings: dict
+
+    @property
+    def regret_estimate(self) -> Estimate:
+        """Mean of ``regret`` over the seeds, with its standard error."""
+        return Estimate.from_samples(self.regret)
+
+    @property
+    def invariant(self) -> np.ndarray:
+        """Per seed, ``Q = λ·regret/L²``: the same for every ``L`` and ``λ`` (same seed, same numbers up to
+        rounding)."""
+        return self.regret * self.lam / self.clip**2
+
+
+def c1_norm_regret(n: int, p: int = 10, sigma: float = 2.0, *, clip: float = 10.0, lam: float | None = None,
+                   seeds: int = 200, beta: float = 0.05, readout: str = "vanilla", seed: int = 0,
+                   backend: str | None = None) -> NormRegretRun:
+    r"""DP-FTRL on ``ℓ(θ) = L‖θ‖`` (``L = clip``), against seed 000 Thm C.1's printed and corrected bounds.
+
+    The losses (:class:`~dptheory.treeagg.ftrl.NormLosses` with every centre 0) are convex and exactly
+    ``L``-Lipschitz on ``C = R^p``, minimised at ``θ* = 0``; with ``θ_1 = 0`` both bounds are ``X/λ`` (errata 000 §3).
+    DP-FTRL's ``θ_{t+1} = −(Σ_{i≤t} L θ_i/‖θ_i‖ + σL b_t)/λ`` is ``(L/λ) φ_{t+1}`` with ``φ_{t+1} = −(Σ_{i≤t}
+    φ_i/‖φ_i‖ + σ b_t)``, which depends on neither ``L`` nor ``λ``: the regret is ``(L²/λ)Q``, ``Q = (1/n)Σ_t‖φ_t‖``
+    (:attr:`NormRegretRun.invariant`). So, with ``r = √(p⌈lg n⌉ ln(n/β))``, the corrected bound ``L²(1 + σr)/λ``
+    holds iff ``Q ≤ 1 + σr`` and the printed ``(Lσr + L²)/λ`` iff ``Q ≤ 1 + σr/L``: at ``L = 1`` they coincide, and
+    at ``L = 10`` the printed bound fails wherever ``Q > 1 + σr/10`` — the missing factor ``L`` measured. At ``n =
+    256, p = 10, σ = 2``: ``Q ≈ 9.3`` against ``1 + σr/10 ≈ 6.2`` and ``1 + σr ≈ 53``. Deterministic for a seed.
+
+    Parameters
+    ----------
+    n : int
+        Number of steps, at least 1.
+    p : int, default 10
+        Dimension.
+    sigma : float in (0, inf), default 2.0
+        Noise multiplier σ.
+    clip : float in (0, inf), default 10.0
+        The Lipschitz constant ``L`` (also the clip norm, which never clips: every gradient has norm ``L``).
+    lam : float in (0, inf), optional
+        λ; the default ``L√n`` keeps the iterates ``O(1)`` (the ratios to the bounds do not depend on it).
+    seeds : int, default 200
+        Number of independent runs (chains), at least 2.
+    beta : float in (0, 1), default 0.05
+        Failure probability β of the bounds.
+    readout : {"vanilla", "honaker"}, default "vanilla"
+        The tree's online read-out.
+    seed : int, default 0
+        Seed of the tree noise.
+    backend : str, optional
+        Array backend (:func:`dptheory.backend.get_backend`).
+
+    Returns
+    -------
+    NormRegretRun
+        Per-seed regret and both bounds.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
+    n, p, clip, sigma, beta = _common(n, p, clip, sigma, beta)
+    seeds = check_int("seeds", seeds, 2)
+    lam = clip * math.sqrt(n) if lam is None else check_in_interval("lam", lam, 0.0, math.inf)
+    run = dp_ftrl(NormLosses(np.zeros((n, p)), scale=clip), lam=lam, sigma=sigma, clip=clip, readout=readout,
+                  chains=seeds, seed=seed, keep_iterates=False, backend=backend)
+    bounds = {v: c1_bound(n, p, sigma, lam, beta, 0.0, clip=clip, variant=v) for v in ("corrected", "paper")}
+    return NormRegretRun(n, p, sigma, beta, clip, lam, run.losses.mean(axis=0), bounds["corrected"], bounds["paper"],
+                         dict(seeds=seeds, readout=readout, seed=seed, backend=run.settings["backend"]))
