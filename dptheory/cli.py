@@ -34,6 +34,7 @@ _FAMILIES = ("dpsgd", "nu_ftrl", "sqrt", "blt", "blt_learned", "tree", "optimise
 _TREE_SCHEMES = ("single", "restart", "no_restart")  # treeagg.accounting.SCHEMES
 _TREE_READOUTS = ("vanilla", "all")  # treeagg.accounting.READOUTS
 _TREE_VARIANTS = ("exact", "paper", "upper")  # treeagg.accounting.NTR_VARIANTS
+_TREE_ORDERS = ("fixed", "any")  # treeagg.accounting.ORDERS
 _BLT_LOSSES = ("max", "rms")  # blt.optimizer.LOSSES
 _F_KINDS = ("exact", "lti", "lower", "upper")  # suboptimality.F_inf's kind=
 _MECHANISM_READOUTS = ("vanilla", "honaker", "full")  # mechanisms.tree.READOUTS
@@ -466,6 +467,16 @@ def _epsilon(a, extra):
     return data, head + "\n" + _grid(["conversion", column, "valid for"], body)
 
 
+def _blt_buffers(text: str) -> int | None:
+    """The argparse type of ``blt optimize --buffers``: a whole number d, or ``auto`` (``buffers=None``)."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return _integer(text, "the value")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid value: {text!r} (a whole number of buffers, or auto)") from None
+
+
 def _blt_optimize(a, extra):
     from dptheory.blt import optimize
     from dptheory.blt.optimizer import DegenerateOptimum
@@ -485,7 +496,9 @@ def _blt_optimize(a, extra):
             "theta_in_unit_interval": r.theta_in_unit_interval, "omega_positive": r.omega_positive,
             "omega_sum": r.omega_sum, "coeffs_monotone": r.coeffs_monotone,
             "theorem_3_1_applies": r.theorem_3_1_applies, "converged": r.converged, "iterations": r.iterations,
-            "evaluations": r.evaluations, "message": r.message, "seconds": r.seconds}
+            "evaluations": r.evaluations, "message": r.message, "seconds": r.seconds,
+            "buffers_requested": r.buffers_requested, "buffers_used": r.buffers_used, "collapsed": r.collapsed,
+            "buffer_losses": [[d, v, u] for d, v, u in r.buffer_losses]}
     name = "MaxLoss" if r.loss == "max" else "RmsLoss"
     text = _block(f"BLT minimising {name} = {_g(r.value, 8)} over n = {r.n} steps, d = {r.blt.d} buffers "
                   f"(seed 003 Alg. 4; losses unsquared, Eq. 10)", [
@@ -499,6 +512,10 @@ def _blt_optimize(a, extra):
         ("constraints", f"0 < theta < 1: {r.theta_in_unit_interval}, omega > 0: {r.omega_positive}, "
                         f"sum(omega) = {_g(r.omega_sum)}"),
         ("converged", f"{r.converged} ({r.iterations} iterations, {r.evaluations} evaluations, {r.seconds:.2g} s)"),
+        ("buffers", f"{r.buffers_used} used of {r.buffers_requested} requested"
+                    + (" (that optimum collapsed: merged to fewer)" if r.collapsed else "")
+                    + ("; tried " + ", ".join(f"d = {d}: {_g(v)}" + (f" (collapsed to {u})" if u < d else "")
+                                              for d, v, u in r.buffer_losses) if a.buffers is None else "")),
         ("spec", spec),
     ])
     return data, text
@@ -507,19 +524,23 @@ def _blt_optimize(a, extra):
 def _tree(a, extra):
     from dptheory.treeagg import accounting as ta
 
-    common = dict(n=a.n, delta=a.delta, epochs=a.epochs, scheme=a.scheme, readout=a.readout, variant=a.variant,
-                  conversion=a.conversion, orders="paper" if a.paper_orders else None)
-    s2 = ta.tree_sensitivity_sq(a.n, epochs=a.epochs, scheme=a.scheme, readout=a.readout, variant=a.variant)
+    if a.order != "fixed" and (a.scheme != "no_restart" or a.variant != "exact"):
+        raise ValueError(f"--order {a.order} applies to --scheme no_restart with --variant exact only, got --scheme "
+                         f"{a.scheme} --variant {a.variant}")
+    sens = dict(epochs=a.epochs, scheme=a.scheme, readout=a.readout, variant=a.variant, order=a.order)
+    common = dict(n=a.n, delta=a.delta, conversion=a.conversion, orders="paper" if a.paper_orders else None, **sens)
+    s2 = ta.tree_sensitivity_sq(a.n, **sens)
     if a.tree_command == "epsilon":
         sigma = a.sigma
         eps = ta.tree_epsilon(sigma, **common)
     else:
         sigma = ta.tree_sigma(a.epsilon, **common)
         eps = ta.tree_epsilon(sigma, **common)  # what that sigma spends: at most the target
-    rho = ta.tree_rho(sigma, n=a.n, epochs=a.epochs, scheme=a.scheme, readout=a.readout, variant=a.variant)
+    rho = ta.tree_rho(sigma, n=a.n, **sens)
     data = {"command": f"tree {a.tree_command}", "n": a.n, "epochs": a.epochs, "scheme": a.scheme,
-            "readout": a.readout, "variant": a.variant, "conversion": a.conversion, "paper_orders": a.paper_orders,
-            "delta": a.delta, "sensitivity_sq": s2, "sigma": sigma, "rho": rho, "epsilon": eps}
+            "readout": a.readout, "variant": a.variant, "order": a.order, "conversion": a.conversion,
+            "paper_orders": a.paper_orders, "delta": a.delta, "sensitivity_sq": s2, "sigma": sigma, "rho": rho,
+            "epsilon": eps}
     if a.tree_command == "sigma":
         data["epsilon_target"] = a.epsilon
     head = (f"eps = {_g(eps, 8)} at delta = {_g(a.delta)}" if a.tree_command == "epsilon"
@@ -527,7 +548,9 @@ def _tree(a, extra):
     text = _block(head + "   tree aggregation (seed 000)", [
         ("scheme", {"single": "one pass, one tree (B.2)", "restart": "a fresh tree every epoch (D.1)",
                     "no_restart": "one tree over all epochs (D.2)"}[a.scheme]
-         + f"; n = {a.n} steps per epoch, {a.epochs} epoch(s), read-out {a.readout}, count {a.variant}"),
+         + f"; n = {a.n} steps per epoch, {a.epochs} epoch(s), read-out {a.readout}, count {a.variant}"
+         + ({"fixed": "", "any": ", data order any (participations >= n steps apart)"}[a.order]
+            if a.scheme == "no_restart" else "")),
         ("S^2", f"{s2} (squared sensitivity, units of the per-leaf sensitivity L)"),
         ("sigma", f"{_g(sigma)} (noise multiplier: node noise std sigma*L)"),
         ("rho", f"{_g(rho)} = S^2/(2 sigma^2) zCDP"),
@@ -713,7 +736,9 @@ def _build(argv: list[str]) -> argparse.ArgumentParser:
                 _epilog(_SENS, _ADJ, _PART))
     p.add_argument("--horizon", "--n", dest="horizon", type=_whole, default=1000, metavar="N", help="steps n (default 1000)")
     p.add_argument("--participation", default=None, metavar="K:B", help="participation schema (default single)")
-    p.add_argument("--buffers", type=_whole, default=2, metavar="D", help="buffers d (default 2)")
+    p.add_argument("--buffers", type=_blt_buffers, default=2, metavar="D",
+                   help="buffers d (default 2), or auto: d = 1, 2, ... up to 10 while the squared loss improves by "
+                        "more than 1 %% (jax_privacy's rule)")
     p.add_argument("--loss", choices=_BLT_LOSSES, default="max", help="MaxLoss (default) or RmsLoss")
     p.add_argument("--starts", type=_whole, default=2, help="deterministic starts of L-BFGS-B, 1-4 (default 2)")
 
@@ -732,7 +757,10 @@ single: one pass, S^2 = floor(lg n) + 1 (--variant paper: the printed ceil(lg n)
 restart: a fresh tree every epoch (D.1), S^2 = the sum over the epochs;
 no_restart: one tree over n*E leaves, the example at leaves i, i + n, ... (D.2),
 exact by a layer sweep (--variant paper: D.2's printed E ceil(lg nE), an under-count;
-upper: E^2 (floor(lg nE) + 1))""")])
+upper: E^2 (floor(lg nE) + 1)); that is --order fixed, the same data order every
+epoch; --order any: the worst case over every order keeping an example's E
+participations at least n steps apart (TF-Privacy's compute_rdp_single_tree;
+reshuffled epochs can break that: use --variant upper)""")])
     for name, handler, summary in (("epsilon", _tree, "eps at delta of tree aggregation with noise multiplier sigma"),
                                    ("sigma", _tree, "the smallest noise multiplier meeting (eps, delta)")):
         p = command(tree_sub, name, handler, summary,
@@ -750,6 +778,9 @@ upper: E^2 (floor(lg nE) + 1))""")])
                        help="released nodes: vanilla (GetSum) or all (Honaker); matters for no_restart only")
         p.add_argument("--variant", choices=_TREE_VARIANTS, default="exact",
                        help="exact count (default), paper (as printed), upper (no_restart only)")
+        p.add_argument("--order", choices=_TREE_ORDERS, default="fixed",
+                       help="no_restart with --variant exact only: the same data order every epoch (fixed, "
+                            "default) or any order with participations >= n steps apart")
         p.add_argument("--conversion", choices=_CONVERSIONS, default="exact", help="rho -> eps conversion (default exact)")
         p.add_argument("--paper-orders", action="store_true",
                        help="improved conversion on seed 000's Renyi orders 1.1, 1.2, ..., 199.9")

@@ -291,6 +291,44 @@ def test_tree_epsilon_and_sigma(ran):
     assert close(sig["sigma"], ta.tree_sigma(1.0, n=1024, delta=1e-5)) and sig["epsilon"] <= 1.0 + 1e-12
 
 
+def test_tree_order_any_is_the_librarys():
+    """--order {fixed,any} of the no_restart scheme is order= of treeagg.accounting (211 against the fixed order's
+    205 at n = 30, E = 10, every node released); the choices are the library's ORDERS."""
+    from dptheory import cli
+    from dptheory.treeagg import accounting as ta
+
+    assert cli._TREE_ORDERS == ta.ORDERS
+    base = ["tree", "epsilon", "--sigma", "5", "--n", "30", "--epochs", "10", "--scheme", "no_restart", "--readout",
+            "all", "--delta", "1e-6", "--json"]
+    kw = dict(n=30, epochs=10, scheme="no_restart", readout="all", delta=1e-6)
+    for order, s2 in (("any", 211), ("fixed", 205), (None, 205)):
+        out = as_json(run(*base, *(["--order", order] if order else [])))
+        assert out["order"] == (order or "fixed") and out["sensitivity_sq"] == s2
+        assert close(out["epsilon"], ta.tree_epsilon(5.0, order=order or "fixed", **kw))
+        assert close(out["rho"], ta.tree_rho(5.0, n=30, epochs=10, scheme="no_restart", readout="all",
+                                             order=order or "fixed"))
+    sig = as_json(run("tree", "sigma", "--epsilon", "4", "--n", "30", "--epochs", "10", "--scheme", "no_restart",
+                      "--readout", "all", "--delta", "1e-6", "--order", "any", "--json"))
+    assert close(sig["sigma"], ta.tree_sigma(4.0, order="any", **kw)) and sig["sensitivity_sq"] == 211
+    text = run(*base[:-1], "--order", "any").stdout
+    assert "S^2     211" in text and "data order any" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scheme", "restart", "--order", "any"],
+     "dptheory tree epsilon: error: --order any applies to --scheme no_restart with --variant exact only, got "
+     "--scheme restart"),
+    (["--order", "any"], "--order any applies to --scheme no_restart with --variant exact only, got --scheme single"),
+    (["--scheme", "no_restart", "--variant", "upper", "--order", "any"], "got --scheme no_restart --variant upper"),
+    (["--scheme", "no_restart", "--order", "random"], "argument --order: invalid choice: 'random'"),
+])
+def test_tree_order_bad_input_exits_2_with_one_line(args, message):
+    proc = run("tree", "epsilon", "--sigma", "5", "--n", "30", "--epochs", "1", "--delta", "1e-6", *args)
+    assert proc.returncode == 2 and not proc.stdout and "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
 def test_sizes_with_a_closed_form_are_served(ran):
     """Issue 36: F_n of nu-DP-FTRL at n = 10⁹ is its certified limit (it grew to 17.8 GB); 10⁹ tree restarts are E
     times one tree's depth (no list of E entries); 64 participations in 64 steps leave one pattern, every step,
