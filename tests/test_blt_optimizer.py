@@ -383,3 +383,48 @@ def test_merge_drops_two_adjacent_points_and_keeps_the_interlacing():
     np.testing.assert_allclose(th, [0.99, 0.8 - 1e-9, 0.3], rtol=1e-15)
     np.testing.assert_allclose(thh, [0.9, 0.5, 0.1], rtol=1e-15)
     assert opt._collapsed_point(merged, d - 1, 1000) is None
+
+
+# -- a Toeplitz workload (momentum at a constant rate; dptheory.mechanisms.workloads) ------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["max", "rms"])
+def test_workload_gradient_matches_central_differences(loss):
+    """With a momentum workload the decoder's first column is the FFT convolution w * ĉ (complex steps do not survive
+    an FFT), so central differences: 1e-6 relative (O(h²) truncation and eps·f/h rounding at h = 1e-6)."""
+    from dptheory.mechanisms import momentum_workload
+
+    problem = opt._Problem.build(600, Participation(max_participations=3, min_sep=200), loss, 1e-7,
+                                 momentum_workload(0.8))
+    d = 3
+    x = opt._start(d, *opt._STARTS[0]) + 0.3 * np.sin(np.arange(2 * d + 1))
+    _, grad = opt._objective(x, d, problem)
+    h = 1e-6
+    fd = np.array([(opt._objective(x + h * e, d, problem, gradient=False)
+                    - opt._objective(x - h * e, d, problem, gradient=False)) / (2 * h) for e in np.eye(x.size)])
+    assert np.max(np.abs(grad - fd)) <= 1e-6 * np.max(np.abs(fd))
+
+
+def test_workload_losses_agree_with_the_losses_route_and_beat_the_prefix_optimum():
+    """The optimiser's own MaxLoss/RmsLoss under a momentum workload (decay-pair coefficients, FFT) against
+    prefix_loss(..., workload=) (the BLT's noising coefficients, the losses module's convolution): 1e-10 relative; and
+    the BLT optimised for the workload has a lower loss on it than the one optimised for prefix sums."""
+    from dptheory.mechanisms import momentum_workload, prefix_loss
+
+    n, part, wl = 512, Participation(max_participations=4, min_sep=128), momentum_workload(0.9)
+    res = optimize(n, part, buffers=3, loss="rms", workload=wl)
+    report = prefix_loss(res.blt, n, part, workload=wl)
+    assert res.workload == wl
+    assert res.rms_loss == pytest.approx(report.rms_loss, rel=1e-10)
+    assert res.max_loss == pytest.approx(report.max_loss, rel=1e-10)
+    prefix_optimum = optimize(n, part, buffers=3, loss="rms").blt
+    assert res.rms_loss < prefix_loss(prefix_optimum, n, part, workload=wl).rms_loss
+
+
+def test_workload_must_be_toeplitz_for_the_blt_optimiser():
+    from dptheory.mechanisms import momentum_workload
+
+    with pytest.raises(ValueError, match="^workload must be Toeplitz"):
+        optimize(100, buffers=2, workload=momentum_workload(0.5, np.linspace(1.0, 0.1, 100)))
+    with pytest.raises(ValueError, match="^workload must be a dptheory"):
+        optimize(100, buffers=2, workload="momentum")

@@ -40,11 +40,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.signal import fftconvolve
 
 from .._validation import check_in_interval, check_int, check_real_array, check_size
 from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
 from ..mechanisms.toeplitz import _windowed
+from ..mechanisms.workloads import PREFIX_SUMS, Workload
 
 __all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss",
            "theta_pair_gradient", "LOSSES", "PENALTY", "COLLAPSE_RTOL"]
@@ -88,12 +90,42 @@ class _Problem:
     b: int
     weights: np.ndarray  # row weights of the error: 1 (MaxError) or (n − t)/n (RmsError)
     penalty: float
+    workload: Workload = PREFIX_SUMS
+    w: np.ndarray | None = None  # the workload's Toeplitz coefficients; None: the prefix sums (a cumulative sum)
 
     @classmethod
-    def build(cls, n: int, participation: Participation, loss: str, penalty: float) -> "_Problem":
+    def build(cls, n: int, participation: Participation, loss: str, penalty: float,
+              workload: Workload = PREFIX_SUMS) -> "_Problem":
         t = np.arange(n, dtype=float)
         weights = np.ones(n) if loss == "max" else (n - t) / n
-        return cls(n, participation.participations(n), participation.min_sep, weights, penalty)
+        w = None if workload.is_prefix_sums else workload.toeplitz_coeffs(n)
+        return cls(n, participation.participations(n), participation.min_sep, weights, penalty, workload, w)
+
+
+def _check_workload(workload, n: int) -> Workload:
+    """``workload`` (``None``: prefix sums) if it is a Toeplitz :class:`Workload` (a constant learning rate)."""
+    workload = PREFIX_SUMS if workload is None else workload
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload must be a dptheory.mechanisms.Workload or None (prefix sums), got "
+                         f"{type(workload).__name__}")
+    if workload.toeplitz_coeffs(n) is None:
+        raise ValueError(f"workload must be Toeplitz (a constant learning rate) for a BLT's O(nd) loss, got {workload}: "
+                         f"dptheory.mechanisms.optimize_banded takes any learning-rate schedule")
+    return workload
+
+
+def _decoder_column(c_hat: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The first column of ``B = W C⁻¹``: ``cumsum(ĉ)`` for the prefix sums, else ``(w * ĉ)_{0:n}`` (by FFT)."""
+    if w is None:
+        return np.cumsum(c_hat)
+    return fftconvolve(w, c_hat)[: c_hat.size]
+
+
+def _decoder_column_adjoint(g: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The transpose of :func:`_decoder_column`: ``Σ_{t ≥ j} g_t w_{t−j}`` (a reversed cumulative sum for ``w = 1``)."""
+    if w is None:
+        return np.cumsum(g[::-1])[::-1]
+    return fftconvolve(g[::-1], w)[: g.size][::-1]
 
 
 def _windowed_adjoint(v: np.ndarray, b: int, k: int) -> np.ndarray:
@@ -183,7 +215,7 @@ def _evaluate(D: np.ndarray, d: int, problem: _Problem, *, gradient: bool):
     cbar = _windowed(c, problem.b, problem.k)
     sens = np.sqrt(np.sum(cbar * cbar))
     c_hat, pw_hat = _coeffs(_log_decays(theta_hat, D[0, H]), omega_hat, n)
-    bbar = np.cumsum(c_hat)
+    bbar = _decoder_column(c_hat, problem.w)
     err = np.sqrt(np.sum(problem.weights * bbar * bbar))
     lam = problem.penalty
     barrier = -np.sum(np.log(theta) + np.log(one_minus) + np.log(omega)) if lam else 0.0
@@ -192,7 +224,7 @@ def _evaluate(D: np.ndarray, d: int, problem: _Problem, *, gradient: bool):
         return value, err, sens
     # adjoints of sens = ‖c̄‖ and err = (Σ w b̄²)^{1/2}
     g_c = err * _windowed_adjoint(cbar, problem.b, problem.k) / sens
-    g_chat = sens * np.cumsum((problem.weights * bbar)[::-1])[::-1] / err
+    g_chat = sens * _decoder_column_adjoint(problem.weights * bbar, problem.w) / err
     u, d_theta = _coeffs_adjoint(g_c, omega, pw)
     u_hat, d_theta_hat = _coeffs_adjoint(g_chat, omega_hat, pw_hat)
     if lam:
@@ -407,6 +439,8 @@ class BLTOptimization:
     buffers_requested : int
         The ``buffers`` asked for (with ``buffers=None``: the number chosen); :attr:`buffers_used` (``blt.d``) is
         smaller, and :attr:`collapsed` true, where the optimum for that many buffers collapsed (:func:`optimize`).
+    workload : Workload
+        The workload whose errors the losses measure (prefix sums by default).
     buffer_losses : tuple of (int, float, int)
         ``(d, value, buffers_used)`` for every number of buffers ``d`` optimised, in order: one triple for
         ``buffers=d``; with ``buffers=None`` one for each ``d`` tried from ``min_buffers`` on, the last the first
@@ -438,6 +472,7 @@ class BLTOptimization:
     seconds: float
     buffers_requested: int = 0
     buffer_losses: tuple = ()
+    workload: Workload = PREFIX_SUMS
 
     @property
     def buffers_used(self) -> int:
@@ -515,7 +550,7 @@ def _check_initial(initial, d: int) -> np.ndarray:
 def optimize(n: int, participation: Participation | None = None, *, buffers: int | None = 2, loss: str = "max",
              penalty: float = PENALTY, max_iterations: int = 2000, starts: int = 2, initial=None,
              init: str | None = None, min_buffers: int | None = None, max_buffers: int | None = None,
-             rtol: float | None = None) -> BLTOptimization:
+             rtol: float | None = None, workload: Workload | None = None) -> BLTOptimization:
     r"""Minimise MaxLoss or RmsLoss of a ``d``-buffer BLT over ``n`` steps under ``participation``.
 
     Minimise MaxLoss or RmsLoss (unsquared, seed 003 Eq. 10) of ``BLT(θ, ω)`` with ``buffers = d`` buffers over
@@ -601,6 +636,10 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     rtol : float in [1, inf), optional
         With ``buffers=None`` only: the improvement factor of the squared loss that accepts one more buffer
         (default 1.01, jax_privacy's).
+    workload : Workload or None, optional
+        A Toeplitz workload ``W`` (a constant learning rate: :func:`~dptheory.mechanisms.momentum_workload`) whose
+        errors ``B = W C⁻¹`` the loss measures: the decoder's first column is ``(w * ĉ)_{0:n}`` instead of
+        ``cumsum(ĉ)`` (by FFT, ``O(n log n)``); ``None`` (the default) is the prefix sums.
 
     Returns
     -------
@@ -626,6 +665,7 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     penalty = _check_penalty(penalty)
     max_iterations = check_int("max_iterations", max_iterations, 1)
     init = _check_init(init)
+    workload = _check_workload(workload, n)
     seeded = initial is not None or init is not None
     starts = check_int("starts", starts, 0 if seeded else 1, len(_STARTS),
                        why="0 only with initial or init=\"rational\"" if not seeded else "")
@@ -643,7 +683,8 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
         d = check_int("buffers", buffers, 1, why="the number of BLT buffers d; None chooses it")
         _check_sizes(n, d)
         x0s = [] if initial is None else [_check_initial(initial, d)]
-        problem, report = _Problem.build(n, participation, loss, penalty), _Problem.build(n, participation, loss, 0.0)
+        problem, report = (_Problem.build(n, participation, loss, penalty, workload),
+                           _Problem.build(n, participation, loss, 0.0, workload))
         return _optimize_fixed(d, problem, report, participation, loss, starts, x0s, init, max_iterations)
     if initial is not None:
         raise ValueError("initial is a decay pair of one fixed length: pass buffers=d with it (buffers=None tries "
@@ -657,7 +698,8 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
                                why="d + 1 buffers are accepted iff rtol * loss(d + 1)**2 < loss(d)**2, as in "
                                    "jax_privacy")
     _check_sizes(n, hi)
-    problem, report = _Problem.build(n, participation, loss, penalty), _Problem.build(n, participation, loss, 0.0)
+    problem, report = (_Problem.build(n, participation, loss, penalty, workload),
+                           _Problem.build(n, participation, loss, 0.0, workload))
     return _optimize_increasing(lo, hi, factor, problem, report, participation, loss, starts, init, max_iterations)
 
 
@@ -690,7 +732,7 @@ def _optimize_fixed(d: int, problem: _Problem, report: _Problem, participation: 
     _, D, used, res = min((run for run in runs if run[0] <= floor * (1.0 + 1e-9)),
                           key=lambda run: (run[2] != d, not run[3].success))
     seconds = time.perf_counter() - t0
-    result = _result(D, used, problem.n, participation, loss, res, seconds, requested=d)
+    result = _result(D, used, problem.n, participation, loss, res, seconds, requested=d, workload=problem.workload)
     return dataclasses.replace(result, buffer_losses=((d, result.value, result.buffers_used),))
 
 
@@ -817,7 +859,7 @@ class DegenerateOptimum(RuntimeError):
 
 
 def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: str, res, seconds: float, *,
-            requested: int | None = None):
+            requested: int | None = None, workload: Workload = PREFIX_SUMS):
     theta, theta_hat = _decay_pair(D, d)
     collapsed = np.flatnonzero(~((theta_hat < theta) & (theta < 1.0)))
     if collapsed.size:
@@ -827,8 +869,8 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
             f"buffer that carries no correlation (with d = 1 the strategy tends to the identity, DP-SGD)"
         )
     blt = BLT.from_theta_pair(theta, theta_hat)
-    _, max_err, sens = _evaluate(D, d, _Problem.build(n, participation, "max", 0.0), gradient=False)
-    _, rms_err, _ = _evaluate(D, d, _Problem.build(n, participation, "rms", 0.0), gradient=False)
+    _, max_err, sens = _evaluate(D, d, _Problem.build(n, participation, "max", 0.0, workload), gradient=False)
+    _, rms_err, _ = _evaluate(D, d, _Problem.build(n, participation, "rms", 0.0, workload), gradient=False)
     c = blt.strategy_coeffs(n)
     return BLTOptimization(
         blt=blt,
@@ -853,6 +895,7 @@ def _result(D: np.ndarray, d: int, n: int, participation: Participation, loss: s
         message=str(res.message),
         seconds=seconds,
         buffers_requested=d if requested is None else requested,
+        workload=workload,
     )
 
 
