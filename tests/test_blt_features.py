@@ -8,7 +8,6 @@ comparison below squares dptheory's (error ``'mean'`` is dptheory's ``loss="rms"
 """
 
 import json
-import math
 from pathlib import Path
 
 import mpmath

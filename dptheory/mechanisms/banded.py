@@ -57,10 +57,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import scipy.optimize
 from array_api_compat import array_namespace
-from scipy.linalg import blas, lapack
 
 from .._validation import (check_bool, check_in_interval, check_int, check_name, check_real_array, check_real_values,
                            check_shape, check_size)

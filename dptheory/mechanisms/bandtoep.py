@@ -1,8 +1,8 @@
 r"""BandToep: the banded Toeplitz strategy optimised for a loss (McKenna 2024, arXiv 2405.15913; seed 003 Table 1,
 ref. [27]; jax_privacy's ``toeplitz.optimize_banded_toeplitz``).
 
-A banded Toeplitz strategy ``C`` has first column ``c = (c_0, …, c_{b̂−1})`` (:class:`~dptheory.mechanisms.
-BandedToeplitz`). For a Toeplitz workload ``W`` (first column ``w``: the prefix sums, or momentum at a constant
+A banded Toeplitz strategy ``C`` has first column ``c = (c_0, …, c_{b̂−1})``
+(:class:`~dptheory.mechanisms.BandedToeplitz`). For a Toeplitz workload ``W`` (first column ``w``: the prefix sums, or momentum at a constant
 learning rate, :meth:`~dptheory.mechanisms.Workload.toeplitz_coeffs`) the decoder ``B = W C⁻¹`` is Toeplitz with
 first column ``r = (w * ĉ)_{0:n}``, ``ĉ`` the inverse series of ``c`` (``1/C(z)``), so the per-query squared errors
 are ``cumsum(r²)`` (seed 003 Prop. 3.3 for ``W = A``) and

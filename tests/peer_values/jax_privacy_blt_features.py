@@ -14,7 +14,6 @@ from importlib.metadata import version
 
 import jax
 jax.config.update('jax_enable_x64', True)
-import numpy as np
 from jax_privacy.matrix_factorization import buffered_toeplitz as bt
 
 # (n, min_sep, max_participations, error); min_sep=1, max_participations=1 is single participation

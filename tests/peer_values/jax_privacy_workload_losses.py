@@ -20,7 +20,6 @@ Each case stores the energies at INDEX(n) (all of them for n <= 16), their max a
 cross-checks (max relative difference of per_query_error or the streaming product against the dense product).
 """
 import json
-import math
 import time
 from importlib.metadata import version
 from pathlib import Path
