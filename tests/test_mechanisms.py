@@ -184,9 +184,10 @@ def test_dense_mechanism_refuses_bad_strategies(strategy, match):
 
 
 def test_mixed_sign_gram_under_multiple_participation_is_refused_not_guessed():
+    # three participations meeting a negative Gram entry: a semidefinite program, refused (two are exact: below)
     C = np.array([[1.0, 0.0, 0.0], [-0.8, 1.0, 0.0], [0.0, -0.8, 1.0]])
     with pytest.raises(ValueError, match="negative entry on a participation pattern"):
-        dpt.DenseMechanism(C).sensitivity(3, dpt.Participation(max_participations=2))
+        dpt.DenseMechanism(C).sensitivity(3, dpt.Participation(max_participations=3))
     assert dpt.DenseMechanism(C).sensitivity(3) == pytest.approx(brute_force_sensitivity(C, 1, 1), rel=1e-14)
 
 
@@ -303,3 +304,30 @@ def test_cache_keys_are_stable_and_tell_mechanisms_apart():
     assert len(keys) == 7
     assert dpt.toeplitz([1.0, -0.5]).cache_key() == dpt.toeplitz(np.array([1.0, -0.5, 0.0])).cache_key()
     assert dpt.DenseMechanism(TOY_C.copy()).cache_key() == TOY.cache_key()
+
+
+# -- two participations: exact for any signs of CᵀC --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_participations_is_exact_for_signed_strategies(seed):
+    """k' = 2: sens² = max_{j−i≥b} X_ii + X_jj + 2|X_ij|. Independent routes: for a non-negative C the enumeration
+    of patterns with all u equal (every pattern of at most two steps, written out here); for a signed C, the value
+    attained by u_j = ±u_i (a lower bound by construction) and no random pair of unit vectors in R³ exceeding it
+    (5000 draws; 1e-12 relative)."""
+    rng = np.random.default_rng(seed)
+    n, b = 9, 1 + seed % 4
+    part = dpt.Participation(max_participations=2, min_sep=b)
+    signed = np.tril(rng.normal(size=(n, n)))
+    positive = np.abs(signed)
+    pairs = [(i, j) for i in range(n) for j in range(i + b, n)]
+    enumerated = max(np.linalg.norm(positive[:, i] + positive[:, j]) for i, j in pairs)
+    assert dpt.dense_sensitivity(positive, part) == pytest.approx(enumerated, rel=1e-12)
+    got = dpt.dense_sensitivity(signed, part)
+    attained = max(max(np.linalg.norm(signed[:, i] + s * signed[:, j]) for s in (1.0, -1.0)) for i, j in pairs)
+    assert got == pytest.approx(attained, rel=1e-12)
+    u = rng.normal(size=(5000, 2, 3))
+    u /= np.linalg.norm(u, axis=2, keepdims=True)
+    idx = rng.integers(len(pairs), size=5000)
+    for (i, j), (ui, uj) in zip((pairs[t] for t in idx), u):
+        assert np.linalg.norm(np.outer(signed[:, i], ui) + np.outer(signed[:, j], uj)) <= got * (1 + 1e-12)

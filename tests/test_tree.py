@@ -24,6 +24,7 @@ from dptheory.mechanisms.tree import (
     _subtree_pattern_energies,
 )
 from dptheory.treeagg import accounting as ta
+from tests.tree_oracles import subtree_dp_sensitivity_sq
 
 READOUTS = ("vanilla", "honaker", "full")
 P = dpt.Participation
@@ -381,7 +382,7 @@ def test_subtree_programme_equals_enumeration_for_every_k_and_b_up_to_n_64(reado
             elif b == 1:  # every step participating is the maximum
                 assert int(energies.max()) == energies[n] == _pattern_energy(np.arange(n), n, readout), n
             else:
-                assert int(energies.max()) == ta._subtree_dp_sensitivity_sq(
+                assert int(energies.max()) == subtree_dp_sensitivity_sq(
                     n, max_participations=top, min_separation=b - 1, readout=accounting), (n, b)
             if n <= 9:
                 for k in range(1, top + 1):
@@ -508,7 +509,7 @@ def test_routes_where_the_bounds_meet_and_where_only_bounds_remain():
     vanilla = TreeAggregation("vanilla")
     report = vanilla.sensitivity_report(n, part)
     assert report.exact and "dyadic subtrees" in report.route and ("vanilla", "C", n) not in _DENSE
-    assert vanilla.sensitivity_sq(n, part) == 132 == ta._subtree_dp_sensitivity_sq(n, max_participations=3,
+    assert vanilla.sensitivity_sq(n, part) == 132 == subtree_dp_sensitivity_sq(n, max_participations=3,
                                                                                    min_separation=0, readout="vanilla")
     n, part = 10**6, P(max_participations=100, min_sep=1000)
     report = vanilla.sensitivity_report(n, part)

@@ -14,6 +14,7 @@ from dptheory.data import golden
 from dptheory.mechanisms.tree import tree_depth
 from dptheory.treeagg import accounting as ta
 from dptheory.treeagg import tables as T
+from tests.tree_oracles import subtree_dp_sensitivity_sq
 
 # -- conversions ---------------------------------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ def test_worst_case_equals_tf_privacy_and_brute_force_claim_20():
 def test_worst_case_dp_matches_enumeration(N, M, sep, readout):
     brute = ta.brute_force_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
     assert ta.worst_case_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == brute
-    assert ta._subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == brute
+    assert subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout) == brute
 
 
 @pytest.mark.parametrize("readout", ["all", "vanilla"])
@@ -136,7 +137,7 @@ def test_worst_case_routes_to_the_tree_mechanism_and_equals_the_subtree_programm
             for sep in (0, 3, 10, 31):
                 w = ta.worst_case_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
                 assert type(w) is int
-                assert w == ta._subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
+                assert w == subtree_dp_sensitivity_sq(N, max_participations=M, min_separation=sep, readout=readout)
                 part = Participation(max_participations=M, min_sep=sep + 1)
                 assert part == Participation.from_min_separation(sep, max_participations=M)
                 for name in names:
@@ -166,7 +167,7 @@ def test_worst_case_is_the_mechanism_route_where_the_pattern_programme_gives_up(
     report = TreeAggregation("vanilla").sensitivity_report(20_000, part)
     assert report.exact and "dyadic subtrees" in report.route
     w = ta.worst_case_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla")
-    assert w == ta._subtree_dp_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla") == 123
+    assert w == subtree_dp_sensitivity_sq(20_000, max_participations=3, min_separation=0, readout="vanilla") == 123
     assert ta.worst_case_sensitivity_sq(4800, max_participations=80, min_separation=59, readout="vanilla") == 7552
     with pytest.raises(ValueError, match=r"bounds \[38806, 43340\] do not meet"):
         ta.worst_case_sensitivity_sq(10**6, max_participations=100, min_separation=999, readout="vanilla")

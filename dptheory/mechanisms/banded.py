@@ -12,9 +12,9 @@ have overlapping row supports ``[i, i + b̂)`` and ``[j, j + b̂)`` only if ``|i
 participation with ``b ≥ b̂`` every participation pattern therefore meets only pairwise orthogonal columns, the
 Gram matrix ``CᵀC`` is diagonal on it, and ``‖Σ_{i∈π} C_{:,i} u_i‖² = Σ_{i∈π} ‖C_{:,i}‖² ‖u_i‖²`` whatever the
 signs of ``C``: ``sens² = max_π Σ_{i∈π} ‖C_{:,i}‖²`` exactly, which is ``k' = min(k, ⌈n/b⌉)`` for unit columns. For
-``b < b̂`` the columns overlap and :class:`BandedMechanism` falls back on the dense enumeration of
-:class:`~dptheory.mechanisms.DenseMechanism` (exact for ``CᵀC ≥ 0``, refused otherwise; see
-:meth:`~dptheory.mechanisms.Mechanism.sensitivity_report` for bounds there).
+``b < b̂`` the columns overlap and :class:`BandedMechanism` falls back on the dense route of
+:class:`~dptheory.mechanisms.DenseMechanism` (exact for two participations and for ``CᵀC ≥ 0``, refused
+otherwise; see :meth:`~dptheory.mechanisms.Mechanism.sensitivity_report` for bounds there).
 
 **Banded Toeplitz** (:class:`BandedToeplitz`, :func:`banded_sqrt_toeplitz`). When ``C_ij = c_{i−j}`` is Toeplitz as
 well (BSR, the banded square root of Kalinin & Lampert 2024; seed 003's BandFHU baseline) no ``n × n`` matrix is
@@ -125,7 +125,8 @@ class BandedMechanism(DenseMechanism):
 
     exactly, for any signs of ``C`` (a dynamic programme over the column norms of the leading ``n × n`` block; the
     truncated block of a column-normalised ``C`` has shorter last columns). For ``b < b̂`` the dense pattern
-    enumeration of the base class applies (exact where ``CᵀC ≥ 0`` on the patterns, refused otherwise).
+    enumeration of the base class applies (exact for two participations and where ``CᵀC ≥ 0`` on the patterns,
+    refused otherwise).
 
     Parameters
     ----------

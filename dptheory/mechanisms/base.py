@@ -252,6 +252,19 @@ def _check_participation(participation) -> Participation:
     return participation
 
 
+def _two_participations(C: np.ndarray, b: int) -> float:
+    r"""``sens = (max_{j − i ≥ b} X_ii + X_jj + 2|X_ij|)^{1/2}``, ``X = CᵀC`` (:func:`dense_sensitivity`, ``k' = 2``)."""
+    n = C.shape[1]
+    check_size("n", n, lambda m: 24.0 * m * m, what="the Gram matrix C^T C and the pair sums")
+    X = C.T @ C
+    diag = np.diag(X).copy()
+    pairs = np.abs(X, out=X)
+    pairs *= 2.0
+    pairs += diag[:, None]
+    pairs += diag[None, :]
+    return float(np.sqrt(np.max(np.triu(pairs, k=b))))
+
+
 def dense_sensitivity(C: np.ndarray, participation: Participation | None = None) -> float:
     r"""The sensitivity ``sens_Π(C)`` of a dense strategy, by enumerating the participation patterns.
 
@@ -259,7 +272,10 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
     For a pattern ``π`` with non-negative Gram entries ``X = CᵀC`` the inner maximum over unit vectors is attained
     with all ``u_i`` equal, giving ``Σ_{i,j∈π} X_{ij}`` (seed 003 §3.1). Where some pattern meets a negative entry
     that maximum is a semidefinite program over the ``u_i``, which this route does not solve: it raises.
-    Single participation needs no enumeration: the largest column norm (seed 004 Thm 1.1, eq. 24).
+    Single participation needs no enumeration: the largest column norm (seed 004 Thm 1.1, eq. 24). Neither do two
+    participations (``k' = 2``), whatever the signs of ``CᵀC``: for unit ``u_i, u_j``,
+    ``‖C_{:,i}u_iᵀ + C_{:,j}u_jᵀ‖² = X_ii + X_jj + 2X_ij⟨u_i, u_j⟩ ≤ X_ii + X_jj + 2|X_ij|`` with equality at
+    ``u_j = ±u_i``, so ``sens² = max_{j−i≥b} (X_ii + X_jj + 2|X_ij|)`` exactly, in ``O(n²)`` from the Gram matrix.
 
     Parameters
     ----------
@@ -288,6 +304,8 @@ def dense_sensitivity(C: np.ndarray, participation: Participation | None = None)
     k = participation.participations(n)
     if k == 1:
         return float(np.sqrt(np.max(np.einsum("ij,ij->j", C, C))))
+    if k == 2:
+        return _two_participations(C, participation.min_sep)
     count = participation.count_patterns(n)
     if count == 1:  # n = (k' − 1)b + 1: the one pattern π* = (0, b, …), every step when b = 1; nothing to enumerate
         cols = C[:, participation.earliest(n)]

@@ -627,8 +627,8 @@ def _subtree_pattern_energies(n: int, k: int, b: int, readout: str) -> np.ndarra
     scale (``n = 4800, k = 80, b = 60``), where :func:`_max_pattern_energy`'s states (one count per open ancestor)
     are too many.
 
-    A dynamic programme over the dyadic subtrees, bottom up (``treeagg.accounting._subtree_dp_sensitivity_sq``
-    counts the same way, without the per-subtree caps, in floats): a subtree's table ``T[m, s, t]``
+    A dynamic programme over the dyadic subtrees, bottom up (the tests' ``subtree_dp_sensitivity_sq``,
+    ``tests/tree_oracles.py``, counts the same way, without the per-subtree caps, in floats): a subtree's table ``T[m, s, t]``
     (:func:`_subtree_combine`) holds its best energy with ``m`` participations, the first ``≥ s`` from its left edge
     and the last ``≥ t`` from its right edge, both clipped at ``b − 1``; a released node adds ``m²``. The full
     subtrees of a level share one table (the node's own term depends only on whether it is released), and the one

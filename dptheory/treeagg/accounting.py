@@ -41,7 +41,6 @@ C.3's ``σ = 2√k ln(1/δ)/ε`` (two trees, ρ = k/σ²) is valid (errata 000 �
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -337,8 +336,8 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
     ``min_separation + 1`` (docs/notation.md, "Tree accounting: TF-Privacy's conventions"). There one of two exact
     dynamic programmes answers: over the patterns left to right, or over the dyadic subtrees (the vanilla read-out
     at TF-Privacy's MNIST scale, ``(4800, 80, 59)``: 7552 in about two seconds; ``_subtree_pattern_energies`` of
-    :mod:`dptheory.mechanisms.tree`, the faster successor of ``_subtree_dp_sensitivity_sq`` here, which caps the
-    participations per subtree). Beyond both budgets only bounds are known and this raises.
+    :mod:`dptheory.mechanisms.tree`, the faster successor of the former subtree programme, now the tests' oracle
+    in ``tests/tree_oracles.py``, which caps the participations per subtree). Beyond both budgets only bounds are known and this raises.
 
     Parameters
     ----------
@@ -373,67 +372,6 @@ def worst_case_sensitivity_sq(steps, *, max_participations, min_separation, read
     readout = _check_choice("readout", readout, READOUTS)
     participation = Participation.from_min_separation(sep, max_participations=M)
     return TreeAggregation(_MECHANISM_READOUT[readout]).sensitivity_sq(N, participation)
-
-
-def _subtree_dp_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
-    """:func:`worst_case_sensitivity_sq` by a dynamic programme over the dyadic subtrees (the former route).
-
-    For a subtree, ``G[m, s, t]`` is the best sum inside it with
-    exactly ``m`` participations, the first at offset ≥ s from its left end and the last at offset ≥ t from its
-    right end (``s, t ≤ min_separation``); children combine with ``t_left + s_right ≥ min_separation``.
-    Cost ``O(lg(steps)·m²·min_separation³)``: the tests' independent route (the mechanism's
-    ``_subtree_pattern_energies`` is its faster successor, with the participations capped per subtree).
-    """
-    N = _check_n("steps", steps)
-    M = _check_n("max_participations", max_participations)
-    sep = check_int("min_separation", min_separation, 0)
-    readout = _check_choice("readout", readout, READOUTS)
-    M = min(M, (N - 1) // (sep + 1) + 1)  # the most that fit
-    H = (N - 1).bit_length()
-    S = sep + 1
-    neg = -np.inf
-
-    @functools.lru_cache(maxsize=None)
-    def table(k: int, j: int, full: bool) -> np.ndarray:
-        # full subtrees of one level and one parity are identical: key (k, parity, True); partial ones by (k, j)
-        size = 1 << k
-        if full:
-            own = 1.0 if (readout == "all" or j % 2 == 0) else 0.0
-        else:
-            own = 1.0 if ((j + 1) << k <= N and (readout == "all" or j % 2 == 0)) else 0.0
-        G = np.full((M + 1, S, S), neg)
-        G[0] = 0.0
-        if k == 0:
-            if j < N:
-                G[1, 0, 0] = own
-            return G
-        half = size >> 1
-        lj, rj = 2 * j, 2 * j + 1
-        left = _child(k - 1, lj)
-        right = _child(k - 1, rj)
-        s_idx = np.arange(S)
-        for m in range(1, M + 1):
-            best = np.full((S, S), neg)
-            # all m in the right child: its first is at offset >= half from our left end
-            best = np.maximum(best, right[m][np.maximum(s_idx - half, 0)])
-            # all m in the left child
-            best = np.maximum(best, left[m][:, np.maximum(s_idx - half, 0)])
-            for m1 in range(1, m):
-                L = left[m1]        # [s, t1]
-                R = right[m - m1]   # [s2, t]
-                # t1 = sep - s2 (the least constraint that keeps the gap), s2 = 0..sep
-                Lc = L[:, sep - s_idx]              # [s, s2]
-                cand = np.max(Lc[:, :, None] + R[None, :, :], axis=1)
-                best = np.maximum(best, cand)
-            G[m] = best + own * m * m
-        return G
-
-    def _child(k: int, j: int) -> np.ndarray:
-        full = (j + 1) << k <= N
-        return table(k, j % 2, True) if full else table(k, j, False)
-
-    root = _child(H, 0)
-    return int(round(max(float(np.max(root[m, 0, 0])) for m in range(1, M + 1))))
 
 
 def brute_force_sensitivity_sq(steps, *, max_participations, min_separation, readout: str = "all") -> int:
