@@ -169,8 +169,7 @@ def _table3_banded(n: int, part, where: str, printed, rows: dict, quick: bool) -
     toep = optimize_banded_toeplitz(n, bands=bands, participation=part)
     rows["BandMF"] = (band.max_loss, band.rms_loss)
     p = printed.printed["BandMF"]
-    how = (f"BandMF by L-BFGS-B on the O(n b̂²) objective ({band.iterations} iterations, converged: {band.converged}, "
-           f"{band.seconds:.0f} s)")
+    how = f"BandMF by L-BFGS-B on the O(n b̂²) objective ({band.iterations} iterations, converged: {band.converged})"
     peer = {(c["n"], c["bands"]): c for c in _PEER_BANDED["bandtoep"]}[(n, bands)]
     jax_toep = math.sqrt(peer["loss_squared"] * part.participations(n))  # jax's loss: squared, single participation
     claims = [
