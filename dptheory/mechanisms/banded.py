@@ -40,13 +40,18 @@ selected inversion in ``O(n b̂²)`` time and ``O(n b̂)`` memory (blocks of ``m
 ``∂/∂C = (∂/∂M) W⁻ᵀ`` on the band. Measured on this project's 2-core machine (one BLAS thread, other jobs
 running): 0.10 s per evaluation at ``n = 2052, b̂ = 342`` (the dense ``O(n³)`` route this replaced took 0.5–1.5 s).
 Seed 003's BandMF of Table 3 / C19 (``n = 2052``, ``b̂ = 342``, ``k = 6``, ``b = 342``) converges (L-BFGS-B's
-relative-reduction test, 453 iterations) to RmsLoss 8.595157 (paper 8.60, jax_privacy 8.596) and MaxLoss 10.21
-(paper 10.21; not optimised); 100 iterations are within 1e-5 of it. The ``n × n`` strategy is formed only for the
+relative-reduction test, 471 iterations, 96 s on the idle machine's one core) to RmsLoss 8.595157 (paper 8.60,
+jax_privacy 8.596) and MaxLoss 10.21 (paper 10.21; not optimised); 100 iterations (22 s) are within 1e-5 of it.
+Two BLAS threads are slower here (0.32 s against 0.13 s per evaluation, idle). The ``n × n`` strategy is formed only for the
 result.
 
 The optimiser is scipy's L-BFGS-B, started deterministically from the column-normalised BandFHU strategy
-(:func:`banded_sqrt`), with the diagonal of ``X`` kept positive by a bound (``C`` stays invertible); no Toeplitz
-structure is assumed. Every loss reported here is **unsquared** (seed 003 Eq. 10; errata 003 C11).
+(:func:`banded_sqrt`), over free variables: the objective is infinite where a diagonal entry of ``X`` vanishes
+(``C`` singular), so no line search accepts a step onto it, and a diagonal that changed sign would still be an
+invertible strategy of the same sensitivity. No bound and :data:`_MEMORY` correction pairs, because L-BFGS-B's own
+work per iteration grows with both: at ``n = 2052``, 342 bands (586 698 variables) it took 0.18 s per iteration with
+the former bound on the diagonal and 20 pairs, 0.067 s with neither, against 0.13 s per objective evaluation.
+No Toeplitz structure is assumed. Every loss reported here is **unsquared** (seed 003 Eq. 10; errata 003 C11).
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ __all__ = [
 
 #: Column norms within this relative distance of 1 count as unit norm (Thm 2's ``sens = √k'`` applies).
 _UNIT_RTOL = 1e-12
+#: L-BFGS-B's correction pairs in :func:`optimize_banded` (scipy's default; module docstring)
+_MEMORY = 10
 _LOSSES = ("rms",)
 #: ``n × n`` float matrices :func:`optimize_banded`'s result holds (the strategy and the loss route's copies)
 _RESULT_MATRICES = 3
@@ -980,8 +987,6 @@ def optimize_banded(
         if np.any(x0[rows == cols] <= 0.0):
             raise ValueError("init must have a positive diagonal (the optimiser keeps the diagonal of C positive)")
     f0, _ = _objective(x0, n, rows, cols, workload)
-    diag = rows == cols
-    bounds = [(1e-12, None) if d else (None, None) for d in diag]
     t0 = time.perf_counter()
     evaluations = 0
 
@@ -995,8 +1000,8 @@ def optimize_banded(
     else:
         with _one_blas_thread(block_size(n, bands + 1)):
             res = scipy.optimize.minimize(
-                fun, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                options={"maxiter": steps, "maxfun": 4 * steps + 20, "gtol": gtol, "ftol": ftol, "maxcor": 20},
+                fun, x0, jac=True, method="L-BFGS-B",
+                options={"maxiter": steps, "maxfun": 4 * steps + 20, "gtol": gtol, "ftol": ftol, "maxcor": _MEMORY},
             )
         x, iterations, converged = res.x, int(res.nit), bool(res.success)
         message = str(res.message)
