@@ -8,7 +8,7 @@ with each other, the claim is that they are inconsistent (es-ES's ρ, errata 003
 errata 003 §7 #19; Table 3's swapped header, §7 #12), stated as such and informational (a finding about the paper,
 not a reproduction). Timings (Table 2) are informational; their log–log slopes are the claims. TreeAgg-Full's row is
 ``dptheory.TreeAggregation("full")`` with Remark 3.2's sensitivity, as seed 003 (errata 003 C15); BandMF is optimised
-at the full size (about a minute on the O(n b̂²) objective) against the printed row, and against BandToep, whose
+at the full size (about 100 s on the O(n b̂²) objective) against the printed row, and against BandToep, whose
 optimum is cross-checked with jax_privacy's (errata 003 C19).
 """
 
