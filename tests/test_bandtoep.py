@@ -90,7 +90,7 @@ def test_momentum_workload_result_reports_the_workload_errors():
     (dict(workload="momentum"), "^workload must be a dptheory"),
     (dict(participation=Participation(max_participations=3, min_sep=5)), "^participation must have min_sep >= bands = 10"),
     (dict(init=[1.0, 0.5]), "^init must hold bands = 10 coefficients"),
-    (dict(init=[0.0] * 10), r"^coeffs\[0\] must be positive"),
+    (dict(init=[0.0] * 10), r"^init\[0\] must be positive"),
     (dict(loss="mean"), "^loss must be one of"),
     (dict(steps=-1), r"^steps must lie in \[0, inf\)"),
     (dict(bands=0), r"^bands must lie in \[1, 100\]"),
@@ -99,3 +99,18 @@ def test_bad_input_is_refused_naming_the_parameter(kwargs, match):
     args = dict(bands=10) | kwargs
     with pytest.raises(ValueError, match=match):
         optimize_banded_toeplitz(100, **args)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(coeffs=[0.0, 0.5]), r"^coeffs\[0\] must be positive"),
+    (dict(coeffs=[[1.0, 0.5]]), "^coeffs must be a non-empty 1-D sequence"),
+    (dict(coeffs=3.0), "^coeffs must be a 1-D sequence"),
+    (dict(coeffs=[1.0, float("nan")]), "^coeffs must be finite"),
+    (dict(n=0), r"^n must lie in \[1, inf\)"),
+    (dict(loss="mean"), "^loss must be one of"),
+    (dict(participation=Participation(max_participations=2, min_sep=1)), "^participation must have min_sep >= bands = 2"),
+])
+def test_objective_refuses_bad_input_naming_the_parameter(kwargs, match):
+    args = dict(coeffs=[1.0, 0.5], n=10) | kwargs
+    with pytest.raises(ValueError, match=match):
+        banded_toeplitz_objective(args.pop("coeffs"), args.pop("n"), **args)

@@ -83,12 +83,12 @@ def _check_workload(workload, n: int) -> tuple[Workload, np.ndarray]:
     return workload, w
 
 
-def _check_start(coeffs) -> np.ndarray:
-    c = check_real_array("coeffs", coeffs)
-    if np.ndim(coeffs) != 1:
-        raise ValueError(f"coeffs must be a 1-D sequence c_0, ..., c_(bands-1), got {coeffs!r:.80}")
+def _check_start(name: str, coeffs) -> np.ndarray:
+    c = check_real_array(name, coeffs)
+    if np.ndim(coeffs) != 1:  # a scalar, which check_real_array would take as one coefficient
+        raise ValueError(f"{name} must be a 1-D sequence c_0, ..., c_(bands-1), got {coeffs!r:.80}")
     if c[0] <= 0.0:
-        raise ValueError(f"coeffs[0] must be positive (valid range (0, inf)), got {c[0]:g}")
+        raise ValueError(f"{name}[0] must be positive (valid range (0, inf)), got {c[0]:g}")
     return c
 
 
@@ -130,7 +130,7 @@ def banded_toeplitz_objective(coeffs, n: int, participation: Participation | Non
         If an argument is out of range, the workload is not Toeplitz, or the participation's separation is below
         the bands.
     """
-    c = _check_start(coeffs)
+    c = _check_start("coeffs", coeffs)
     n = check_int("n", n, 1)
     participation = _check_participation(participation)
     loss = check_choice("loss", loss, _LOSSES)
@@ -256,7 +256,7 @@ def optimize_banded_toeplitz(n: int, *, bands: int, participation: Participation
     steps = check_int("steps", steps, 0)
     gtol = check_in_interval("gtol", gtol, 0.0)
     ftol = check_in_interval("ftol", ftol, 0.0)
-    c0 = banded_sqrt_toeplitz(bands).strategy_coeffs(bands) if init is None else _check_start(init)
+    c0 = banded_sqrt_toeplitz(bands).strategy_coeffs(bands) if init is None else _check_start("init", init)
     if c0.size != bands:
         raise ValueError(f"init must hold bands = {bands} coefficients, got {c0.size}")
     weights, counts = _row_weights(n, loss), separated_column_counts(bands, n, participation)
