@@ -32,7 +32,7 @@ import pytest
 
 import dptheory as dpt
 from dptheory.mechanisms import (BLT, BandedToeplitz, DenseMechanism, TreeAggregation, banded_sqrt, losses,
-                                 momentum_workload, prefix_sums)
+                                 momentum_workload, prefix_sums, workloads)
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = json.loads((Path(__file__).parent / "peer_values" / "jax_privacy_workload_losses.json").read_text())
@@ -124,7 +124,7 @@ def test_the_fft_convolution_matches_the_direct_one():
     1e-12 relative at n = 3000 (an absolute error of a few ulps of ``‖w‖₂‖ĉ‖₂`` on each ``b_k``, against energies
     ``≥ b_0² = 1``)."""
     n = 3000
-    assert n > losses._DIRECT_CONVOLUTION_MAX
+    assert n > workloads._DIRECT_CONVOLUTION_MAX
     for mech in (dpt.optimal_cc(), BLT([0.95, 0.6], [0.3, 0.2])):
         w, c = momentum_workload(0.9).toeplitz_coeffs(n), mech.noising_coeffs(n)
         direct = np.cumsum(np.convolve(w, c)[:n] ** 2)

@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.signal import fftconvolve
 
 from .._validation import check_in_interval, check_int, check_real_array, check_size
 from ..mechanisms import BLT, Participation
 from ..mechanisms.base import _check_participation
 from ..mechanisms.toeplitz import _windowed
-from ..mechanisms.workloads import PREFIX_SUMS, Workload
+from ..mechanisms.workloads import (PREFIX_SUMS, Workload, _check_workload, _truncated_convolution,
+                                    _truncated_correlation)
 
 __all__ = ["optimize", "optimize_for_learning", "LearnedBLT", "BLTOptimization", "DegenerateOptimum", "theta_pair_loss",
            "theta_pair_gradient", "LOSSES", "PENALTY", "COLLAPSE_RTOL"]
@@ -102,30 +102,18 @@ class _Problem:
         return cls(n, participation.participations(n), participation.min_sep, weights, penalty, workload, w)
 
 
-def _check_workload(workload, n: int) -> Workload:
-    """``workload`` (``None``: prefix sums) if it is a Toeplitz :class:`Workload` (a constant learning rate)."""
-    workload = PREFIX_SUMS if workload is None else workload
-    if not isinstance(workload, Workload):
-        raise ValueError(f"workload must be a dptheory.mechanisms.Workload or None (prefix sums), got "
-                         f"{type(workload).__name__}")
-    if workload.toeplitz_coeffs(n) is None:
-        raise ValueError(f"workload must be Toeplitz (a constant learning rate) for a BLT's O(nd) loss, got {workload}: "
-                         f"dptheory.mechanisms.optimize_banded takes any learning-rate schedule")
-    return workload
-
-
 def _decoder_column(c_hat: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """The first column of ``B = W C⁻¹``: ``cumsum(ĉ)`` for the prefix sums, else ``(w * ĉ)_{0:n}`` (by FFT)."""
+    """The first column of ``B = W C⁻¹``: ``cumsum(ĉ)`` for the prefix sums, else ``(w * ĉ)_{0:n}``."""
     if w is None:
         return np.cumsum(c_hat)
-    return fftconvolve(w, c_hat)[: c_hat.size]
+    return _truncated_convolution(w, c_hat)
 
 
 def _decoder_column_adjoint(g: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """The transpose of :func:`_decoder_column`: ``Σ_{t ≥ j} g_t w_{t−j}`` (a reversed cumulative sum for ``w = 1``)."""
     if w is None:
         return np.cumsum(g[::-1])[::-1]
-    return fftconvolve(g[::-1], w)[: g.size][::-1]
+    return _truncated_correlation(g, w)
 
 
 def _windowed_adjoint(v: np.ndarray, b: int, k: int) -> np.ndarray:
@@ -639,7 +627,7 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     workload : Workload or None, optional
         A Toeplitz workload ``W`` (a constant learning rate: :func:`~dptheory.mechanisms.momentum_workload`) whose
         errors ``B = W C⁻¹`` the loss measures: the decoder's first column is ``(w * ĉ)_{0:n}`` instead of
-        ``cumsum(ĉ)`` (by FFT, ``O(n log n)``); ``None`` (the default) is the prefix sums.
+        ``cumsum(ĉ)`` (direct up to 2048 steps, by FFT above); ``None`` (the default) is the prefix sums.
 
     Returns
     -------
@@ -665,7 +653,7 @@ def optimize(n: int, participation: Participation | None = None, *, buffers: int
     penalty = _check_penalty(penalty)
     max_iterations = check_int("max_iterations", max_iterations, 1)
     init = _check_init(init)
-    workload = _check_workload(workload, n)
+    workload = _check_workload(workload, n, toeplitz_for="a BLT's O(nd) loss")
     seeded = initial is not None or init is not None
     starts = check_int("starts", starts, 0 if seeded else 1, len(_STARTS),
                        why="0 only with initial or init=\"rational\"" if not seeded else "")

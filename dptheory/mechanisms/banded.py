@@ -42,8 +42,8 @@ running): 0.10 s per evaluation at ``n = 2052, b̂ = 342`` (the dense ``O(n³)``
 Seed 003's BandMF of Table 3 / C19 (``n = 2052``, ``b̂ = 342``, ``k = 6``, ``b = 342``) converges (L-BFGS-B's
 relative-reduction test, 471 iterations, 96 s on the idle machine's one core) to RmsLoss 8.595157 (paper 8.60,
 jax_privacy 8.596) and MaxLoss 10.21 (paper 10.21; not optimised); 100 iterations (22 s) are within 1e-5 of it.
-Two BLAS threads are slower here (0.32 s against 0.13 s per evaluation, idle). The ``n × n`` strategy is formed only for the
-result.
+Two BLAS threads are slower here (0.32 s against 0.13 s per evaluation, idle). The ``n × n`` strategy is formed
+only for the result.
 
 The optimiser is scipy's L-BFGS-B, started deterministically from the column-normalised BandFHU strategy
 (:func:`banded_sqrt`), over free variables: the objective is infinite where a diagonal entry of ``X`` vanishes
@@ -74,7 +74,7 @@ from .spectral import series_inverse
 from .toeplitz import (_COEFF_BYTES, _TAIL_RTOL, ToeplitzMechanism, _check_horizon, _check_length, _check_method,
                        _check_omega)
 from .losses import prefix_loss
-from .workloads import PREFIX_SUMS, Workload
+from .workloads import PREFIX_SUMS, Workload, _check_workload
 
 __all__ = [
     "BandedMechanism", "BandedResult", "optimize_banded", "banded_sqrt", "banded_rms_objective", "BandedToeplitz",
@@ -783,14 +783,9 @@ def _objective(x: np.ndarray, n: int, rows: np.ndarray, cols: np.ndarray,
 
 def _check_objective_size(n: int, bands: int, workload) -> Workload:
     """``workload`` (``None``: prefix sums) after the size check of the objective's ``O(n·s)`` memory."""
-    workload = PREFIX_SUMS if workload is None else workload
-    if not isinstance(workload, Workload):
-        raise ValueError(f"workload must be a dptheory.mechanisms.Workload or None (prefix sums), got "
-                         f"{type(workload).__name__}")
     check_size("n", n, lambda m: _OBJECTIVE_BYTES * m * block_size(m, bands + 1),
                what=f"the blocks of BandMF's objective with {bands} bands")
-    workload.rates(n)  # a schedule shorter than n is refused, naming learning_rates
-    return workload
+    return _check_workload(workload, n)
 
 
 def _workload_inverse(workload: Workload, n: int) -> np.ndarray:

@@ -2,10 +2,10 @@ r"""BandToep: the banded Toeplitz strategy optimised for a loss (McKenna 2024, a
 ref. [27]; jax_privacy's ``toeplitz.optimize_banded_toeplitz``).
 
 A banded Toeplitz strategy ``C`` has first column ``c = (c_0, …, c_{b̂−1})``
-(:class:`~dptheory.mechanisms.BandedToeplitz`). For a Toeplitz workload ``W`` (first column ``w``: the prefix sums, or momentum at a constant
-learning rate, :meth:`~dptheory.mechanisms.Workload.toeplitz_coeffs`) the decoder ``B = W C⁻¹`` is Toeplitz with
-first column ``r = (w * ĉ)_{0:n}``, ``ĉ`` the inverse series of ``c`` (``1/C(z)``), so the per-query squared errors
-are ``cumsum(r²)`` (seed 003 Prop. 3.3 for ``W = A``) and
+(:class:`~dptheory.mechanisms.BandedToeplitz`). For a Toeplitz workload ``W`` (first column ``w``: the prefix
+sums, or momentum at a constant learning rate, :meth:`~dptheory.mechanisms.Workload.toeplitz_coeffs`) the
+decoder ``B = W C⁻¹`` is Toeplitz with first column ``r = (w * ĉ)_{0:n}``, ``ĉ`` the inverse series of ``c``
+(``1/C(z)``), so the per-query squared errors are ``cumsum(r²)`` (seed 003 Prop. 3.3 for ``W = A``) and
 
     ``RmsError² = Σ_t (n − t) r_t² / n``,     ``MaxError² = Σ_t r_t²`` (the last row).
 
@@ -16,7 +16,8 @@ is smooth and scale-free in ``c``. Its gradient, with ``ḡ = ∂Error²/∂r`` 
 
     ``∂Error²/∂ĉ_j = Σ_{t ≥ j} ḡ_t w_{t−j}``,     ``∂Error²/∂c_m = −Σ_{t ≥ m} (∂Error²/∂ĉ)_t q_{t−m}``,
 
-correlations taken by FFT: ``O(n log n + n b̂)`` per evaluation (``ĉ`` by the recurrence). L-BFGS-B from BandFHU
+convolutions and correlations as in the losses (direct up to 2048 steps, by FFT above): ``O(n log n + n b̂)`` per
+evaluation at large ``n`` (``ĉ`` by the recurrence). L-BFGS-B from BandFHU
 (:func:`~dptheory.mechanisms.banded_sqrt_toeplitz`, the start jax_privacy takes), the result scaled to ``‖c‖₂ = 1``.
 Losses are unsquared (seed 003 Eq. 10; errata 003 C11). A non-Toeplitz workload (a learning-rate schedule) is
 refused: :func:`~dptheory.mechanisms.optimize_banded` takes any workload with a banded inverse.
@@ -36,21 +37,17 @@ from .._validation import check_choice, check_in_interval, check_int, check_name
 from .banded import BandedToeplitz, _check_bands, banded_sqrt_toeplitz, separated_column_counts
 from .base import Participation, _check_participation
 from .losses import prefix_loss
-from .workloads import PREFIX_SUMS, Workload
+from .workloads import Workload, _truncated_convolution, _truncated_correlation, _check_workload
 
 __all__ = ["BandToepResult", "optimize_banded_toeplitz", "banded_toeplitz_objective"]
 
 _LOSSES = ("rms", "max")
+_TOEPLITZ_ROUTE = "a banded Toeplitz strategy (its decoder B = W C⁻¹ is then Toeplitz)"
 
 
 def _row_weights(n: int, loss: str) -> np.ndarray:
     """``Error² = Σ_t weights_t r_t²``: ``(n − t)/n`` for the RmsError, ``1`` for the MaxError (the last row)."""
     return (n - np.arange(n)) / n if loss == "rms" else np.ones(n)
-
-
-def _correlate(g: np.ndarray, h: np.ndarray, m: int) -> np.ndarray:
-    """``out_j = Σ_{t ≥ j} g_t h_{t−j}`` for ``j < m``, by FFT."""
-    return scipy.signal.fftconvolve(g[::-1], h[: g.size])[: g.size][::-1][:m]
 
 
 def _objective(c: np.ndarray, w: np.ndarray, weights: np.ndarray, counts: np.ndarray) -> tuple[float, np.ndarray]:
@@ -61,26 +58,14 @@ def _objective(c: np.ndarray, w: np.ndarray, weights: np.ndarray, counts: np.nda
     impulse[0] = 1.0
     with np.errstate(over="ignore", invalid="ignore"):
         inverse = scipy.signal.lfilter([1.0], c, impulse)  # ĉ, the first column of C⁻¹
-        r = scipy.signal.fftconvolve(w, inverse)[:n]
+        r = _truncated_convolution(w, inverse)
         error = float(np.dot(weights, r * r))
     if not math.isfinite(error):  # C(z) with a zero inside the disk: ĉ grows geometrically
         return math.inf, np.zeros_like(c)
     sens_sq = float(np.dot(counts, c * c))
-    grad_inverse = _correlate(2.0 * weights * r, w, n)
-    q = scipy.signal.fftconvolve(inverse, inverse)[:n]
-    grad_error = -_correlate(grad_inverse, q, c.size)
+    grad_inverse = _truncated_correlation(2.0 * weights * r, w)
+    grad_error = -_truncated_correlation(grad_inverse, _truncated_convolution(inverse, inverse))[: c.size]
     return sens_sq * error, 2.0 * error * counts * c + sens_sq * grad_error
-
-
-def _check_workload(workload, n: int) -> tuple[Workload, np.ndarray]:
-    workload = PREFIX_SUMS if workload is None else workload
-    if not isinstance(workload, Workload):
-        raise ValueError(f"workload must be a dptheory.mechanisms.Workload or None, got {type(workload).__name__}")
-    w = workload.toeplitz_coeffs(n)
-    if w is None:
-        raise ValueError(f"workload must be Toeplitz (a constant learning rate) for a banded Toeplitz strategy, got "
-                         f"{workload}: use optimize_banded (BandMF), which takes any learning-rate schedule")
-    return workload, w
 
 
 def _check_start(name: str, coeffs) -> np.ndarray:
@@ -134,7 +119,7 @@ def banded_toeplitz_objective(coeffs, n: int, participation: Participation | Non
     n = check_int("n", n, 1)
     participation = _check_participation(participation)
     loss = check_choice("loss", loss, _LOSSES)
-    _, w = _check_workload(workload, n)
+    w = _check_workload(workload, n, toeplitz_for=_TOEPLITZ_ROUTE).toeplitz_coeffs(n)
     _check_separated(participation, n, c.size)
     return _objective(c, w, _row_weights(n, loss), separated_column_counts(c.size, n, participation))
 
@@ -251,7 +236,8 @@ def optimize_banded_toeplitz(n: int, *, bands: int, participation: Participation
     bands, name = _check_bands(bands, n), check_name("name", name)
     participation = _check_participation(participation)
     loss = check_choice("loss", loss, _LOSSES)
-    workload, w = _check_workload(workload, n)
+    workload = _check_workload(workload, n, toeplitz_for=_TOEPLITZ_ROUTE)
+    w = workload.toeplitz_coeffs(n)
     _check_separated(participation, n, bands)
     steps = check_int("steps", steps, 0)
     gtol = check_in_interval("gtol", gtol, 0.0)
@@ -272,7 +258,8 @@ def optimize_banded_toeplitz(n: int, *, bands: int, participation: Participation
     if steps == 0:
         c, iterations, converged, message = c0, 0, False, "no steps taken (steps = 0)"
     else:
-        res = scipy.optimize.minimize(fun, c0, jac=True, method="L-BFGS-B", bounds=[(1e-12, None)] + [(None, None)] * (bands - 1),
+        bounds = [(1e-12, None)] + [(None, None)] * (bands - 1)
+        res = scipy.optimize.minimize(fun, c0, jac=True, method="L-BFGS-B", bounds=bounds,
                                       options={"maxiter": steps, "maxfun": 4 * steps + 20, "gtol": gtol, "ftol": ftol,
                                                "maxcor": 20})
         c, iterations, converged, message = res.x, int(res.nit), bool(res.success), str(res.message)

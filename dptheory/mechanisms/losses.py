@@ -21,7 +21,7 @@ routes (:func:`_workload_energies`):
 * prefix sums (``W = A``, the default): :meth:`~dptheory.Mechanism.row_energies` at ``q = 1``, as above;
 * a Toeplitz mechanism and a Toeplitz workload (a constant rate): ``B`` is Toeplitz with first column
   ``b = (w ∗ ĉ)_{0:n}``, the truncated convolution of the workload's and the noising coefficients (direct up to
-  :data:`_DIRECT_CONVOLUTION_MAX` steps, by FFT above, ``O(n log n)``), and the energies are ``cumsum(b²)``
+  2048 steps, by FFT above (:mod:`.workloads`), ``O(n log n)``), and the energies are ``cumsum(b²)``
   (jax_privacy's ``toeplitz.per_query_error(noising_coef=ĉ, workload_coef=w)``);
 * otherwise the rows of ``B`` by forward substitution in ``W⁻¹ B = C⁻¹`` with the two sub-diagonals of ``W⁻¹``
   (:meth:`~dptheory.mechanisms.workloads.Workload.inverse_bands`), one row of ``C⁻¹`` at a time: ``O(n²)`` time and
@@ -35,19 +35,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft as sfft
 
 from .._validation import check_int, check_size
 from .base import Mechanism, Participation, _check_participation
 from .toeplitz import ToeplitzMechanism
-from .workloads import PREFIX_SUMS, Workload
+from .workloads import PREFIX_SUMS, Workload, _truncated_convolution, _check_workload
 
 __all__ = ["PrefixLoss", "max_error", "rms_error", "prefix_loss", "max_loss", "rms_loss"]
 
-
-#: Up to this many steps the Toeplitz route convolves directly (``O(n²)``, each ``b_k`` a plain sum of products);
-#: above it by FFT (``O(n log n)``, an absolute error of a few ulps of ``‖w‖₂‖ĉ‖₂`` on every ``b_k``).
-_DIRECT_CONVOLUTION_MAX = 2048
 
 #: Bytes per step of a Toeplitz mechanism's routes: the workload and noising coefficients with their rates, two real
 #: FFTs of length ``≈ 2n``, their product and its inverse (the row route needs less: ``ĉ``, three rows of ``B``,
@@ -57,30 +52,6 @@ _CONVOLUTION_BYTES = 8.0 * 16
 #: Bytes per ``n²`` of the dense route: the ``n × m`` noising matrix (``m ≤ 2n`` for a tree) and up to two copies
 #: a mechanism keeps or returns, before any row of ``B``.
 _DENSE_BYTES = 8.0 * 2 * 3
-
-
-def _check_workload(workload, n: int) -> Workload:
-    """``workload`` (``None``: prefix sums), refused unless a :class:`Workload` with a rate for each of ``n`` steps."""
-    if workload is None:
-        return PREFIX_SUMS
-    if not isinstance(workload, Workload):
-        raise ValueError(
-            f"workload must be a dptheory.mechanisms.Workload (prefix_sums() or momentum_workload(momentum, "
-            f"learning_rates)) or None for prefix sums, got {type(workload).__name__} {workload!r}"
-        )
-    if workload.learning_rates is not None:
-        workload.rates(n)  # refuses a schedule shorter than n, naming learning_rates and n
-    return workload
-
-
-def _truncated_convolution(w: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``(w ∗ c)_k`` for ``k < n`` of two length-``n`` sequences (direct up to :data:`_DIRECT_CONVOLUTION_MAX`, else
-    by FFT)."""
-    n = w.size
-    if n <= _DIRECT_CONVOLUTION_MAX:
-        return np.convolve(w, c)[:n]
-    L = sfft.next_fast_len(2 * n - 1, real=True)  # no wrap-around onto k < n
-    return sfft.irfft(sfft.rfft(w, L) * sfft.rfft(c, L), L)[:n]
 
 
 def _banded_solve_energies(bands: np.ndarray, row) -> np.ndarray:
