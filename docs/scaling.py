@@ -1,10 +1,16 @@
 r"""How the hot paths' cost grows with chains, dimension, taps, steps and samples (``docs/performance.md``).
 
-    python docs/scaling.py        # prints the markdown table (about a minute on 2 cores)
+    python docs/scaling.py          # prints the markdown table (about a minute on 2 cores)
+    python docs/scaling.py --grid   # the simulator-throughput grid of tests/throughput_grid.py (a few minutes)
 
 Each row times one path at a base size and with one parameter multiplied by 4, and reports the time ratio and
 the exponent ``log(ratio)/log(4)`` (1 = linear). Times are the minimum of 3 runs on an otherwise idle machine;
 the exponents, not the times, are what the table is for.
+
+``--grid`` times `simulate` at each point of the star of tests/throughput_grid.py (the grid of ``make bench``)
+and drawing exactly its Gaussians alone, each the minimum of the same rounds (2 where a run takes over 2 s, else
+3), and prints per point the route that ran, its block and chain groups, both times and their ratio raw / sim,
+then the worst point.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import numpy as np  # noqa: E402
 
 import dptheory as dpt  # noqa: E402
 from dptheory import isrl  # noqa: E402
+from tests import throughput_grid  # noqa: E402
 
 
 def _best(fn) -> float:
@@ -69,8 +76,23 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def grid_table() -> str:
+    """The throughput grid as a markdown table, one row per point, then a line naming the lowest ratio."""
+    lines = ["| point | route | block | groups | sim s | raw s | ratio |", "|---|---|---|---|---|---|---|"]
+    measured = [throughput_grid.measure(point) for point in throughput_grid.GRID]
+    for m in measured:
+        lines.append(f"| {m.point.label} | {m.route} | {m.block} | {m.groups} | {m.sim:.3g} | {m.raw:.3g} | {m.ratio:.2f} |")
+    low = min(measured, key=lambda m: m.ratio)
+    lines.append(f"\nworst point: {low.point.label}, ratio {low.ratio:.2f} ({low.route})")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
+    import argparse
     import warnings
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", action="store_true", help="the simulator-throughput grid instead of the scaling table")
+    grid = parser.parse_args().grid
     warnings.simplefilter("ignore", UserWarning)  # the truncation warning of ν-FTRL's finite taps
-    print(table())
+    print(grid_table() if grid else table())

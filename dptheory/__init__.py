@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ._lazy import lazy_exports
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # name -> the submodule that defines it (each listed in that submodule's __all__; tests/test_architecture.py)
 _EXPORTS = {

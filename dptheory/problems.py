@@ -27,9 +27,11 @@ LOSSES = ("quadratic", "piecewise_quadratic", "logistic")
 class Dynamics:
     r"""A problem's stochastic gradients and suboptimality on one array backend, for ``chains`` parallel runs.
 
-    ``draw(rng, K)`` returns the data of ``K`` steps (consumed from the run's one generator, after the
-    mechanism's white noise); ``gradient(theta, data, k)`` returns ``(g, r)``: the per-example gradient ``g``
-    (clipped by DP-FTRL) and the gradient ``r`` of an unclipped regulariser (``None`` if there is none);
+    ``draw(rngs, K)`` returns the data of ``K`` steps, each of its arrays from its own generator of ``rngs``
+    (:attr:`data_streams` of them, spawned from the run's seed beside the mechanism's white noise's), so the data
+    of a run do not depend on how it is cut into blocks; ``descent(theta, data, k)`` returns ``(ηg, ηr)``: the
+    per-example gradient ``g`` (clipped by DP-FTRL, to ``ηG`` once scaled) and the gradient ``r`` of an unclipped
+    regulariser (``None`` if there is none), both times the learning rate ``η``;
     ``suboptimality(theta)`` returns ``F(θ) − F⋆`` per chain. ``theta`` is ``(chains, d)`` or, for several
     mechanisms on the same data (:func:`dptheory.simulate_common`), ``(mechanisms, chains, d)``: the data of a step
     is ``(chains, …)`` and broadcasts over the leading axis. The default ``F − F⋆ = ½ θᵀHθ`` with
@@ -45,9 +47,13 @@ class Dynamics:
         The number of parallel runs.
     """
 
+    #: generators :meth:`draw` takes, one per array it draws
+    data_streams = 1
+
     def __init__(self, problem, bk, chains: int):
         self.problem, self.bk, self.xp, self.chains = problem, bk, bk.xp, chains
         self.lam = bk.asarray(problem.eigs)
+        self.eta = problem.eta
 
     def suboptimality(self, theta):
         """``F(θ) − F⋆`` per chain; here ``½ θᵀHθ`` with ``H = diag(eigs)``.
@@ -68,41 +74,47 @@ class Dynamics:
 class _MeanEstimationDynamics(Dynamics):
     """``f(θ; z) = z²/2 − zθ``, ``r(θ) = θ²/2`` (seed 004 eq. 6) with ``z = σ_sgd·s``, ``s`` Rademacher."""
 
-    def draw(self, rng, K):
+    def draw(self, rngs, K):
+        (rng,) = rngs
         s = self.xp.astype(self.bk.asarray(rng.random(size=(K, self.chains, 1))) < 0.5, self.xp.float64) * 2.0 - 1.0
-        return s * self.problem.sigma_sgd
+        return s * (-self.eta * self.problem.sigma_sgd)  # η∇f = −ηz
 
-    def gradient(self, theta, z, k):
-        return -z[k, ...], theta  # ∇f = −z is clipped, the regulariser's ∇r = θ is not
+    def descent(self, theta, eta_grad_f, k):
+        return eta_grad_f[k, ...], self.eta * theta  # η∇f = −ηz is clipped, the regulariser's η∇r = ηθ is not
 
 
 class _LinearRegressionDynamics(Dynamics):
     """``x ~ N(0, H)`` and residual ``ξ ~ N(0, σ_sgd²)`` in ``H``'s eigenbasis (seed 004 eq. 8)."""
 
+    data_streams = 2  # the inputs, the residuals
+
     def __init__(self, problem, bk, chains):
         super().__init__(problem, bk, chains)
         self.sqrt_lam = self.xp.sqrt(self.lam)
 
-    def draw(self, rng, K):
-        z = self.bk.asarray(rng.standard_normal(size=(K, self.chains, self.problem.d)))
-        xi = self.bk.asarray(rng.standard_normal(size=(K, self.chains))) * self.problem.sigma_sgd
-        return z, xi
+    def draw(self, rngs, K):
+        inputs, residuals = rngs
+        x = self.bk.asarray(inputs.standard_normal(size=(K, self.chains, self.problem.d)))
+        x *= self.sqrt_lam  # x ~ N(0, H), the block at once (a fresh array: scaled in place)
+        eta_xi = self.bk.asarray(residuals.standard_normal(size=(K, self.chains))) * (self.eta * self.problem.sigma_sgd)
+        return x, eta_xi
 
-    def gradient(self, theta, data, k):
-        z, xi = data
-        x = z[k, ...] * self.sqrt_lam
-        return x * (self.xp.vecdot(x, theta) - xi[k, ...])[..., None], None
+    def descent(self, theta, data, k):
+        x, eta_xi = data
+        x = x[k, ...]
+        return x * (self.eta * self.xp.vecdot(x, theta) - eta_xi[k, ...])[..., None], None  # η x(xᵀθ − ξ)
 
 
 class _StronglyConvexDynamics(Dynamics):
     """``∇F`` of the coordinate-wise loss plus ``ε_t`` uniform on the sphere of radius ``σ_sgd``."""
 
-    def draw(self, rng, K):
+    def draw(self, rngs, K):
+        (rng,) = rngs
         xp = self.xp
         z = self.bk.asarray(rng.standard_normal(size=(K, self.chains, self.problem.d)))
-        return self.problem.sigma_sgd * z / xp.sqrt(xp.sum(z * z, axis=2))[:, :, None]
+        return (self.eta * self.problem.sigma_sgd) * z / xp.sqrt(xp.sum(z * z, axis=2))[:, :, None]  # ηε
 
-    def gradient(self, theta, eps, k):
+    def descent(self, theta, eta_eps, k):
         xp, mu, L = self.xp, self.problem.mu, self.problem.L
         if self.problem.loss == "quadratic":
             grad = mu * theta
@@ -110,7 +122,7 @@ class _StronglyConvexDynamics(Dynamics):
             grad = mu * theta + (L - mu) * xp.maximum(theta, 0.0)
         else:
             grad = mu * theta + 4.0 * (L - mu) * (1.0 / (1.0 + xp.exp(-theta)) - 0.5)
-        return grad + eps[k, ...], None
+        return self.eta * grad + eta_eps[k, ...], None
 
     def suboptimality(self, theta):
         xp, mu, L = self.xp, self.problem.mu, self.problem.L

@@ -17,9 +17,19 @@ mechanism is that finite ``β`` (``result.mechanism``), calibrated to its own ``
 ``F_inf(result.mechanism, …)`` is the exact prediction for what was simulated. The truncation is a different
 mechanism: ``result.truncation`` records ``F∞`` of both, and :func:`simulate` warns when they differ by more
 than the run's standard error (``tests/test_simulation.py``: on ``MeanEstimation(0.1)``, ν-FTRL with ν = 1e-6 loses 15 % of
-``F∞`` at the default 2¹⁴ taps; ν = 0.05 loses nothing measurable). ν-DP-FTRL has a closer stand-in with no
-history: its BLT approximation :func:`dptheory.nu_ftrl_blt` (a sum of ~50 exponentials, ``F∞`` within 2.3e-7
-relative at any ν measured), which, like every BLT, is simulated whole.
+``F∞`` at the default 2¹⁴ taps). ν-DP-FTRL has a closer stand-in with no history: its BLT approximation
+:func:`dptheory.nu_ftrl_blt` (a sum of ~50 exponentials, ``F∞`` within 2.3e-7 relative for ν from 1e-5 to 0.5),
+which, like every BLT, is simulated whole; at the default ``taps`` and ν in that range :func:`simulate` runs it
+wherever the cost model finds its stream cheaper than the truncation's (always, past a dozen taps), and
+``result.truncation.stand_in`` names it. Pass ``taps`` to simulate the truncation instead.
+
+Which stream ran is ``result.settings["route"]``: the direct sum or the overlap-save FFT of a finite ``β``,
+whichever :func:`~dptheory.mechanisms.streaming.fir_route` estimates cheaper at the run's block; a BLT's buffers;
+a mechanism's own stream. A finite ``β`` streams only the taps that reach back within the run (a 2048-step run of a
+65 536-tap filter transforms 2048 of them, exactly). Every array of a run (the white noise, each data array) has
+its own generator, spawned from ``seed``, drawn block after block: the block changes no random number, so the
+route and block the cost model picks change a result only by rounding (1e-12 relative, ``tests/test_simulation.py``). From dptheory 0.2.0; 0.1.0 drew every array from one generator, block by block,
+and ran ν-DP-FTRL's truncation at the default taps, so the same seed gives other (equally distributed) numbers.
 
 A time average has a confidence interval only if ``F(θ_t) − F⋆`` has a finite variance, i.e. ``θ_t`` a
 finite fourth moment. Mean estimation and the strongly convex problems have a deterministic contraction and
@@ -33,7 +43,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,7 +52,9 @@ from ._validation import check_int, check_privacy
 from .accounting.calibration import calibrate_noise
 from .backend import BACKENDS, get_backend
 from .mechanisms.base import Mechanism, Participation, require_stationary
-from .mechanisms.toeplitz import FiniteToeplitz, MechanismLike, ToeplitzMechanism, as_mechanism
+from .mechanisms.blt import BLT, nu_ftrl_blt
+from .mechanisms.streaming import _BLT_CHUNK, blt_cost, fir_route
+from .mechanisms.toeplitz import FiniteToeplitz, MechanismLike, SqrtToeplitz, ToeplitzMechanism, as_mechanism
 from .problems import LinearRegression, MeanEstimation, StronglyConvex
 from .stats import Estimate
 from .suboptimality import F_inf
@@ -59,7 +71,9 @@ MEMORY = 1 << 30
 class Truncation:
     r"""What :func:`simulate` ran in place of the requested ``β``.
 
-    Its first ``taps`` coefficients, calibrated to their own ``γ∞`` (Thm 1.1), which is a different mechanism.
+    Its first ``taps`` coefficients, calibrated to their own ``γ∞`` (Thm 1.1), which is a different mechanism; or,
+    for ν-DP-FTRL at the default ``taps`` where the cost model finds it cheaper, its BLT approximation
+    :func:`dptheory.nu_ftrl_blt` run whole (``stand_in`` names it, ``taps`` is ``None``).
 
     ``F_inf_simulated`` / ``F_inf_requested``: the exact ``F∞`` (:func:`dptheory.F_inf`) of the simulated and
     of the requested ``β``; ``None`` for :class:`~dptheory.problems.StronglyConvex`, which has none.
@@ -68,21 +82,24 @@ class Truncation:
     ----------
     requested : str
         The name of the requested mechanism.
-    taps : int
-        The coefficients simulated.
+    taps : int or None
+        The coefficients simulated; ``None`` for a stand-in.
     gamma_ratio : float
         ``γ∞(simulated) / γ∞(requested)``: ``σ_dp`` is scaled by this.
     F_inf_simulated : float or None
         The exact ``F∞`` of the simulated ``β``.
     F_inf_requested : float or None
         The exact ``F∞`` of the requested ``β``.
+    stand_in : str or None, default None
+        The name of the stand-in simulated whole; ``None`` for a truncation.
     """
 
     requested: str
-    taps: int
+    taps: int | None
     gamma_ratio: float  # γ∞(simulated) / γ∞(requested): σ_dp is scaled by this
     F_inf_simulated: float | None
     F_inf_requested: float | None
+    stand_in: str | None = None
 
     @property
     def relative_shift(self) -> float | None:
@@ -210,18 +227,21 @@ def _check_problem(problem) -> None:
     problem.check_simulable()
 
 
-def _truncation(corr: ToeplitzMechanism, mechanism: FiniteToeplitz, gamma: float, problem, rho, G, participation):
-    """The :class:`Truncation` record when ``mechanism`` is not the whole of ``corr``, else ``None``."""
-    if isinstance(corr, FiniteToeplitz) and mechanism.beta.size == corr.beta.size:
+def _truncation(corr: ToeplitzMechanism, mechanism: FiniteToeplitz | BLT, gamma: float, problem, rho, G, participation):
+    """The :class:`Truncation` record when ``mechanism`` (a truncation or a BLT stand-in) is not the whole of
+    ``corr``, else ``None``."""
+    stand_in = isinstance(mechanism, BLT)
+    if not stand_in and isinstance(corr, FiniteToeplitz) and mechanism.beta.size == corr.beta.size:
         return None
     exact = not isinstance(problem, StronglyConvex)
     predict = lambda m: F_inf(m, problem, rho=rho, G=G, participation=participation) if exact else None
     return Truncation(
         requested=corr.name,
-        taps=int(mechanism.beta.size),
+        taps=None if stand_in else int(mechanism.beta.size),
         gamma_ratio=gamma / corr.sensitivity(None, participation),
         F_inf_simulated=predict(mechanism),
         F_inf_requested=predict(corr),
+        stand_in=mechanism.name if stand_in else None,
     )
 
 
@@ -234,8 +254,11 @@ def _warn_if_truncation_shows(truncation: Truncation | None, mean: float, stderr
         if truncation.F_inf_simulated is not None
         else f"sigma_dp^2 by a factor {truncation.gamma_ratio**2:.6g} (about {truncation.shift(mean):+.3g} in F_inf)"
     )
+    ran = (f"simulated {truncation.stand_in} in place of {truncation.requested}, calibrated to its own gamma_inf: "
+           if truncation.stand_in else
+           f"simulated the first {truncation.taps} taps of {truncation.requested}, calibrated to their own gamma_inf: ")
     warnings.warn(
-        f"simulated the first {truncation.taps} taps of {truncation.requested}, calibrated to their own gamma_inf: "
+        ran +
         f"a different mechanism, which moves {what}, more than the run's standard error {stderr:.3g}; "
         f"F_inf(result.mechanism, ...) predicts what was simulated, result.truncation records the shift",
         UserWarning,
@@ -243,41 +266,50 @@ def _warn_if_truncation_shows(truncation: Truncation | None, mean: float, stderr
     )
 
 
-def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk, rng, record_last):
+def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk, rngs, record_last):
     """The loop: ``θ ← θ − η(clip(g) + r + Gσ_dp (N w)_t)`` for ``total`` steps, one iterate per mechanism
     (``streams[m]`` and ``scales[m] = Gσ_dp``) on the same data and the same white noise ``w``; returns the per-chain
     sum of ``F(θ_t) − F⋆`` over the steps from ``burn_in`` on, or the last one when ``record_last``, shape
-    ``(mechanisms, chains)``."""
+    ``(mechanisms, chains)``. ``rngs``: the white noise's generator, then the data's (:meth:`Dynamics.draw`); each
+    draws its arrays block after block, so the numbers do not depend on ``block``."""
     xp, d, m = bk.xp, problem.d, len(streams)
     dyn = problem.dynamics(bk, seeds)
     theta = xp.zeros((m, seeds, d), dtype=xp.float64)
     noises = [stream((seeds, d), theta) for stream in streams]
     loss_sum = xp.zeros((m, seeds), dtype=xp.float64)
     eta = problem.eta
+    steps_ = [-eta * c for c in scales]  # the noise's part of the step, −ηGσ_dp (N w)_t: scaled with the block
+    noise_rng, data_rngs = rngs[0], rngs[1:]
     t0, w, data = 0, None, None
     while t0 < total:
         K = min(block, total - t0)
         del w, data  # the last block's arrays go before the next are drawn: m + 2 block arrays at a time
-        z = bk.asarray(rng.standard_normal(size=(K, seeds, d)))
+        z = bk.asarray(noise_rng.standard_normal(size=(K, seeds, d)))
         if m == 1:  # the stream's block scaled in place, not copied: two block arrays fewer to fault in
             # (docs/performance.md); a stream returns a new array or its input, and z is not used again
             w = xp.reshape(noises[0](z), (K, 1, seeds, d))
-            w *= scales[0]
+            w *= steps_[0]
         else:
             w = xp.empty((K, m, seeds, d), dtype=xp.float64)
-            for j, (noise, scale) in enumerate(zip(noises, scales)):
+            for j, (noise, scale) in enumerate(zip(noises, steps_)):
                 w[:, j, ...] = scale * noise(z)
         del z
-        data = dyn.draw(rng, K)
+        data = dyn.draw(data_rngs, K)
         for k in range(K):
-            grad, unclipped = dyn.gradient(theta, data, k)
+            grad, unclipped = dyn.descent(theta, data, k)  # η times the gradients
             if clip:
-                grad = _clip_rows(grad, G, xp)
+                grad = _clip_rows(grad, eta * G, xp)
+            # θ_{t+1} = θ_t + (−ηGσ_dp N w)_t − η clip(g) − ηr, written in place over the step's noise (a view on
+            # NumPy, CuPy and array-api-strict): the block becomes the iterates' trajectory
+            theta_next = w[k, ...]
+            theta_next += theta
+            theta_next -= grad
             if unclipped is not None:
-                grad = grad + unclipped
-            theta = theta - eta * (grad + w[k, ...])
-            if t0 + k >= burn_in and not record_last:
-                loss_sum = loss_sum + dyn.suboptimality(theta)
+                theta_next -= unclipped
+            theta = theta_next
+        theta = xp.asarray(theta, copy=True)  # its own memory: the block goes before the next is drawn
+        if not record_last and t0 + K > burn_in:
+            loss_sum = loss_sum + _trajectory_loss(dyn, w[max(burn_in - t0, 0) :, ...])
         if not (bool(xp.all(xp.isfinite(theta))) and bool(xp.all(xp.isfinite(loss_sum)))):
             raise FloatingPointError(
                 f"non-finite iterate or loss by step {t0 + K} (block starting at step {t0}): the values "
@@ -285,6 +317,21 @@ def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk,
             )
         t0 += K
     return bk.to_numpy(dyn.suboptimality(theta) if record_last else loss_sum)
+
+
+#: Entries of the iterates summed at once by :func:`_trajectory_loss` (2 MiB of float64, its temporaries in cache)
+_LOSS_ELEMENTS = 1 << 18
+
+
+def _trajectory_loss(dyn, trajectory):
+    """``Σ_t F(θ_t) − F⋆`` over the steps of a block's trajectory ``(K, mechanisms, chains, d)``, a few steps per
+    array operation (the loop's per-step suboptimality had been four array operations per step)."""
+    xp, K = dyn.xp, trajectory.shape[0]
+    rows = max(1, _LOSS_ELEMENTS // math.prod(trajectory.shape[1:]))
+    total = 0.0
+    for a in range(0, K, rows):
+        total = total + xp.sum(dyn.suboptimality(trajectory[a : min(a + rows, K), ...]), axis=0)
+    return total
 
 
 #: Entries of one block array (8 MiB of float64) that a run whose stream needs no long blocks aims at: below glibc's
@@ -323,6 +370,12 @@ def _child_seed(child: np.random.SeedSequence) -> int:
     """A 64-bit integer seed from a spawned :class:`numpy.random.SeedSequence` (what every backend's generator takes)."""
     low, high = (int(x) for x in child.generate_state(2, np.uint32))
     return low | high << 32
+
+
+def _generators(bk, seq: np.random.SeedSequence, count: int) -> list:
+    """``count`` generators of the backend from the children of ``seq``: one per array a run draws (its white noise,
+    then each data array), each drawn block after block, so a run's numbers do not depend on its block length."""
+    return [bk.rng(_child_seed(c)) for c in seq.spawn(count)]
 
 
 def simulate(
@@ -369,7 +422,8 @@ def simulate(
     seeds : int, default 32
         Number of independent chains, an integer ``≥ 2`` (the standard error is taken across them).
     seed : int, default 0
-        Seed of the run's single generator, an integer ``≥ 0``.
+        Seed of the run, an integer ``≥ 0``: the white noise and each data array draw from their own generators,
+        the children of :class:`numpy.random.SeedSequence` ``(seed)``.
     burn_in : int, optional
         ``horizon=None`` only: discarded steps, an integer ``≥ 0`` (default 5 mixing times ``+ taps``: the
         slowest mode decays by e⁻¹⁰ in second moment and the noise filter is full).
@@ -378,8 +432,9 @@ def simulate(
         estimation is not clipped), ``False`` does not (Noisy-FTRL).
     taps : int, optional
         ``horizon=None`` only: coefficients of ``β`` to simulate, an integer ``≥ 1`` (default
-        :func:`default_taps`; a mechanism whose stream is exact over any horizon, ``mechanism.exact_stream`` such as a
-        BLT's ``d`` buffers, is simulated whole unless ``taps`` is given).
+        :func:`default_taps`, or for ν-DP-FTRL with ``1e-5 ≤ ν ≤ 0.5`` its BLT stand-in :func:`dptheory.nu_ftrl_blt`
+        where the cost model finds it cheaper; a mechanism whose stream is exact over any horizon,
+        ``mechanism.exact_stream`` such as a BLT's ``d`` buffers, is simulated whole unless ``taps`` is given).
     block : int, optional
         Steps generated at once, an integer ``≥ 1`` (default ``min(steps of the run, max(2·taps, b₀),
         max(256, 2²⁵/(seeds·d)))`` with ``b₀ = min(1024, max(256, 2²⁰/(seeds·d)))``: twice the simulated filter
@@ -389,23 +444,26 @@ def simulate(
         Alg. 1; :class:`~dptheory.mechanisms.streaming.StreamingToeplitzNoise`), within 1.5× of its limit at
         ``2·taps``; peak memory is about ``(3·block + taps)·chains·d·8`` bytes for the chains of a group, three blocks
         (white noise, its correlated stream, the data) and the stream's history (0.9 GB measured at 64 seeds,
-        ``d = 128``, 4096 taps and steps), within ``memory``. The same ``(seed, block, memory)``, the same numbers.
+        ``d = 128``, 4096 taps and steps), within ``memory``. The block changes no random number: the same
+        ``(seed, memory)``, the same numbers at any block, to rounding.
     backend : {"numpy", "cupy", "array_api_strict"}, optional
         ``"numpy"`` or ``"cupy"`` (default ``$DPTHEORY_BACKEND`` or NumPy; :func:`dptheory.backend.get_backend`).
     memory : int, default MEMORY
         Bytes the run may hold for its stream's history and its blocks, an integer ``≥ 1`` (default
         :data:`MEMORY`, 1 GiB), estimated as ``8·(filter − 1 + 3·block)·chains·d``, the ``filter − 1`` past inputs
         being those the stream keeps (none for a few buffers, ``exact_stream``; at most the length of a finite
-        ``β``). A run above it is split into the fewest groups of chains that fit, run one after the other, each
-        from its own generator (group ``g``: :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th
-        child); a run that fits is one group from ``seed`` itself. ``settings["chain_groups"]`` records the split.
+        ``β``, and of those at most the run's steps). A run above it is split into the fewest groups of chains that
+        fit, run one after the other, each from its own seed (group ``g`` is the one-group run of the seed drawn from
+        :func:`numpy.random.SeedSequence` ``(seed).spawn`` 's ``g``-th child); a run that fits is one group from
+        ``seed`` itself. ``settings["chain_groups"]`` records the split.
         Groups keep ν-DP-FTRL's 65 536-tap history within the budget at 32 chains of ``d = 128`` (2.1 GB in one
         group), and their larger blocks make its FFT cheaper per step.
 
     Returns
     -------
     SimulationResult
-        The estimate, its standard error across chains, the mechanism simulated and every setting used.
+        The estimate, its standard error across chains, the mechanism simulated and every setting used
+        (``settings["route"]``: the noise stream that ran).
 
     Raises
     ------
@@ -422,7 +480,7 @@ def simulate(
     Warns
     -----
     UserWarning
-        When the truncation of an infinite ``β`` moves ``F∞`` by more than the run's standard error.
+        When the truncation (or stand-in) of an infinite ``β`` moves ``F∞`` by more than the run's standard error.
 
     Notes
     -----
@@ -535,42 +593,83 @@ def simulate_common(
 
 @dataclass(frozen=True)
 class _Plan:
-    """One mechanism of a run (:func:`_plan`): what is simulated, its calibration and its noise stream."""
+    """One mechanism of a run (:func:`_plan`): what is simulated and its calibration."""
 
     requested: Mechanism
     simulated: Mechanism
     truncation: Truncation | None
     taps: int | None  # the taps of an infinite β (the default burn-in waits for them); None at a finite horizon
-    history: int  # the past inputs its stream keeps (its blocks are sized to history + 1 steps)
-    stream: Callable
     sigma_dp: float
 
 
+#: ν over which ν-DP-FTRL's BLT approximation is measured (:func:`dptheory.nu_ftrl_blt`: ``‖β̃ − β‖₂ ≤ 3.1e-8``,
+#: ``F∞`` within 2.3e-7 relative), where :func:`simulate` may run it in place of a truncation
+_STAND_IN_NU = (1e-5, 0.5)
+
+
+def _stand_in(corr: Mechanism, n_taps: int) -> BLT | None:
+    """ν-DP-FTRL's BLT approximation where its accuracy is measured (:data:`_STAND_IN_NU`) and the cost model finds
+    its stream cheaper than the FIR of ``n_taps`` at blocks of ``2·n_taps`` (:func:`~dptheory.mechanisms.streaming.
+    blt_cost`, :func:`~dptheory.mechanisms.streaming.fir_route`); else ``None``."""
+    if not isinstance(corr, SqrtToeplitz) or not _STAND_IN_NU[0] <= corr.nu <= _STAND_IN_NU[1]:
+        return None
+    blt = nu_ftrl_blt(corr.nu)
+    return blt if blt_cost(len(blt.theta)) < fir_route(n_taps, 2 * n_taps)[2] else None
+
+
+def _default_stand_in(corr: Mechanism) -> BLT | None:
+    """The stand-in :func:`simulate` runs for ``corr`` at the default ``taps`` (``None`` where it runs a truncation)."""
+    return _stand_in(corr, default_taps(corr)) if isinstance(corr, ToeplitzMechanism) else None
+
+
 def _plan(mechanism, problem, *, rho, G, horizon, participation, taps) -> _Plan:
-    """What :func:`simulate` runs for ``mechanism``: the mechanism itself, or at ``horizon=None`` the first ``taps``
-    coefficients of an infinite ``β`` calibrated to their own sensitivity; refused before running if not stationary
-    or of infinite sensitivity."""
+    """What :func:`simulate` runs for ``mechanism``: the mechanism itself; or at ``horizon=None`` the first ``taps``
+    coefficients of an infinite ``β`` calibrated to their own sensitivity, or at the default ``taps`` its BLT
+    stand-in where :func:`_stand_in` takes it; refused before running if not stationary or of infinite
+    sensitivity."""
     corr = as_mechanism(mechanism)
     if horizon is None:
         require_stationary(corr, "stationary suboptimality to estimate")
         n_taps = default_taps(corr) if taps is None else taps
-        exact = taps is None and corr.exact_stream  # e.g. a BLT: its d-buffer stream is the whole N (no truncation)
-        simulated = corr if exact else FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]")
+        whole = taps is None and corr.exact_stream  # e.g. a BLT: its d-buffer stream is the whole N (no truncation)
+        simulated = corr if whole else (
+            (_stand_in(corr, n_taps) if taps is None else None)
+            or FiniteToeplitz(corr.noising_coeffs(n_taps), name=f"{corr.name}[:{n_taps}]"))
         gamma = simulated.sensitivity(None, participation)
         if not math.isfinite(gamma):
             raise ValueError(f"beta must be minimum phase to be simulated with finite noise: gamma_inf({simulated.name}) = inf")
-        truncation = None if exact else _truncation(corr, simulated, gamma, problem, rho, G, participation)
-        stream = lambda shape, like: simulated.noise_stream(shape, like, None)
+        truncation = None if whole else _truncation(corr, simulated, gamma, problem, rho, G, participation)
     else:
         simulated, truncation, n_taps = corr, None, None
-        stream = lambda shape, like: corr.noise_stream(shape, like, horizon)
     sigma_dp = calibrate_noise(simulated, rho=rho, horizon=horizon, participation=participation)
     if not math.isfinite(sigma_dp):
         raise ValueError(f"the sensitivity of {simulated.name} at horizon {horizon} is infinite: no finite noise gives privacy")
-    # the stream's memory of past inputs (none for a BLT's, a banded or a tree stream's few buffers, a finite β's
-    # length, DP-SGD's none): blocks are sized to it, not to the horizon (a 2048-step horizon had given DP-SGD and
-    # a BLT 2048-step blocks of 268 MB each at 16 384 columns)
-    return _Plan(corr, simulated, truncation, n_taps, simulated.stream_history(horizon), stream, sigma_dp)
+    return _Plan(corr, simulated, truncation, n_taps, sigma_dp)
+
+
+def _stream_steps(simulated: Mechanism, horizon: int | None, total: int) -> int | None:
+    """The horizon the stream is built for: ``horizon``; at ``horizon=None`` a finite ``β``'s first ``total`` taps
+    (the later ones never reach an output of a ``total``-step run: exact, and its history and transforms sized to the
+    run, not to the filter), and ``None`` for a stream exact over any horizon."""
+    if horizon is not None:
+        return horizon
+    return total if isinstance(simulated, FiniteToeplitz) else None
+
+
+def _route(simulated: Mechanism, steps: int | None, block: int) -> str:
+    """How the noise stream of ``simulated`` ran (``settings["route"]``): the cost model's choice at ``block``."""
+    if isinstance(simulated, FiniteToeplitz):
+        n = simulated.beta.size if steps is None else min(steps, simulated.beta.size)
+        kind, L, _ = fir_route(n, block)
+        if n == 1:
+            return "white noise (beta = (1))"
+        return (f"direct sum over {n} taps" if kind == "direct"
+                else f"overlap-save FFT over {n} taps, {L}-point transforms per {block}-step block")
+    if isinstance(simulated, BLT):
+        if simulated._omega_hat is not None:
+            return f"BLT, {len(simulated.theta)} buffers, Alg. 2 in chunks of {_BLT_CHUNK} steps"
+        return f"BLT, {len(simulated.theta)} buffers, Alg. 3 one step at a time"
+    return f"{type(simulated).__name__}.noise_stream"
 
 
 def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block,
@@ -603,24 +702,34 @@ def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, see
         total = burn_in = horizon
 
     bk = get_backend(backend)
-    groups, block = _chain_groups(seeds, problem.d, max(p.history for p in plans) + 1, total, block, memory,
-                                  history=sum(p.history for p in plans), streams=len(plans))
-    run = functools.partial(_run, problem, [p.stream for p in plans], scales=[G * p.sigma_dp for p in plans], G=G,
+    stream_steps = [_stream_steps(p.simulated, horizon, total) for p in plans]
+    histories = [p.simulated.stream_history(n) for p, n in zip(plans, stream_steps)]
+    groups, block = _chain_groups(seeds, problem.d, max(histories) + 1, total, block, memory, history=sum(histories),
+                                  streams=len(plans))
+    streams = [functools.partial(lambda shape, like, m, n: m.noise_stream(shape, like, n), m=p.simulated, n=n)
+               for p, n in zip(plans, stream_steps)]
+    run = functools.partial(_run, problem, streams, scales=[G * p.sigma_dp for p in plans], G=G,
                             clip=clip, total=total, burn_in=burn_in, block=block, bk=bk, record_last=horizon is not None)
+    arrays = 1 + problem._dynamics.data_streams  # the white noise, then each data array: one generator each
+    root = np.random.SeedSequence(seed)
     if len(groups) == 1:
-        replicates = run(seeds=seeds, rng=bk.rng(seed))
+        replicates = run(seeds=seeds, rngs=_generators(bk, root, arrays))
     else:
-        children = np.random.SeedSequence(seed).spawn(len(groups))
-        replicates = np.concatenate([run(seeds=n, rng=bk.rng(_child_seed(c))) for n, c in zip(groups, children)], axis=1)
+        # group g: the one-group run of seed _child_seed(g-th child of SeedSequence(seed))
+        replicates = np.concatenate([run(seeds=n, rngs=_generators(bk, np.random.SeedSequence(_child_seed(c)), arrays))
+                                     for n, c in zip(groups, root.spawn(len(groups)))], axis=1)
     common = {} if len(plans) == 1 else dict(common_random_numbers=[p.requested.name for p in plans])
     results = []
-    for p, rep in zip(plans, replicates):
+    for p, rep, n in zip(plans, replicates, stream_steps):
         chain_means = rep if horizon is not None else rep / steps
         settings = dict(
             beta=p.requested.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
             steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
-            taps=None if horizon is not None or p.simulated is p.requested else p.taps, sigma_dp=p.sigma_dp,
-            backend=bk.name, block=block, memory=memory, chain_groups=len(groups), **common,
+            taps=None if horizon is not None or not isinstance(p.simulated, FiniteToeplitz) or p.truncation is None
+            else p.taps, sigma_dp=p.sigma_dp,
+            backend=bk.name, block=block, memory=memory, chain_groups=len(groups),
+            route=(f"stand-in {p.simulated.name}: " if p.truncation is not None and p.truncation.stand_in else "")
+            + _route(p.simulated, n, block), **common,
         )
         estimate = Estimate.from_samples(chain_means)
         result = SimulationResult(

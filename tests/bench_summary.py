@@ -9,6 +9,9 @@ row per timed path. Its ratio is one of:
   the path's minimum (how many times faster than the naive route);
 - none: an absolute time, read against the goal.
 
+After the table, one line per group with more than one raw-RNG ratio names its worst path (the lowest ratio), and a
+last line names the worst raw-RNG path of the report.
+
 ``extra_info["goal"]`` (a ratio ``≥ x`` or a time ``< t s``) and ``extra_info["limit"]`` (what bounds the path now:
 RNG, FFT, memory bandwidth, solver…) are printed when a benchmark records them. Nothing is asserted: timings
 are machine- and load-dependent, so the summary reports and the tests assert only accuracy.
@@ -90,12 +93,31 @@ def render(table: list[Row]) -> str:
     return "\n".join(text)
 
 
+def worst(table: list[Row]) -> list[str]:
+    """The lowest raw-RNG ratios: ``worst in [group]: path ratio`` for each group with more than one, then
+    ``worst raw RNG overall: path ratio in [group]``; no lines without a raw-RNG row."""
+    raw = sorted((r for r in table if r.against == "raw RNG"), key=lambda r: (r.group, r.path))
+    groups = {}
+    for r in raw:
+        groups.setdefault(r.group, []).append(r)
+    lines = []
+    for group, members in groups.items():
+        if len(members) > 1:
+            low = min(members, key=lambda r: r.ratio)
+            lines.append(f"worst in [{group}]: {low.path} {low.ratio:.3g}")
+    if raw:
+        low = min(raw, key=lambda r: r.ratio)
+        lines.append(f"worst raw RNG overall: {low.path} {low.ratio:.3g} in [{low.group}]")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
     with open(argv[0], encoding="utf-8") as f:
-        print(render(rows(json.load(f))))
+        table = rows(json.load(f))
+    print("\n".join([render(table), *worst(table)]))
     return 0
 
 

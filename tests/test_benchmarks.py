@@ -4,6 +4,7 @@ Groups pair a fast route with its baseline; read the ratio of their means. No ti
 benchmark asserts only the accuracy of what it timed.
 """
 
+import dataclasses
 import math
 import timeit
 
@@ -14,6 +15,7 @@ from scipy.signal import lfilter
 import dptheory as dpt
 from dptheory.data import golden
 from dptheory.proactive.tables import CALCULATOR_TABLES
+from tests import throughput_grid
 
 HARMONIC_128 = 1.0 / np.arange(1, 129)
 LONG_BETA = np.r_[1.0, -0.5 * np.ones(9999) / 10000]  # a custom β of length 10⁴
@@ -87,18 +89,6 @@ def test_bench_random_numbers_baseline(benchmark):
     benchmark(lambda: rng.standard_normal(10**6))
 
 
-def _raw_draws(seeds, d, steps, block):
-    """Draw exactly the Gaussians the linear-regression simulator draws, in the same block shapes."""
-    rng = np.random.default_rng(0)
-    t = 0
-    while t < steps:
-        k = min(block, steps - t)
-        rng.standard_normal(size=(k, seeds, d))  # DP noise w
-        rng.standard_normal(size=(k, seeds, d))  # inputs x
-        rng.standard_normal(size=(k, seeds))  # residuals ξ
-        t += k
-
-
 def _raw_transforms(columns, steps, block, taps):
     """The overlap-save stream's transforms alone: per block one real FFT and one inverse of each column, at the
     lengths the stream uses (``next_fast_len(block + taps reaching step 0 − 1)``), on every core."""
@@ -138,7 +128,7 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, 
     if not benchmark.enabled:
         return
     block, taps = sim.settings["block"], (0 if beta.exact_stream else sim.mechanism.beta.size)
-    raw = _time_min(lambda: _raw_draws(seeds, 128, steps, block))
+    raw = _time_min(lambda: throughput_grid.raw_draws(seeds, 128, steps, block))
     sim_time = benchmark.stats.stats.min
     benchmark.extra_info["elements_per_s"] = seeds * steps * 128 / sim_time
     benchmark.extra_info["ratio_to_raw_rng"] = raw / sim_time
@@ -148,6 +138,27 @@ def test_bench_simulator_throughput_against_raw_gaussian_draws(benchmark, beta, 
         limit += f"; the draws and the transforms alone take {(raw + fft) / sim_time:.2f} of the run"
     benchmark.extra_info.update(goal="≥ 0.5", limit=limit)
     print(f"\n{beta.name}: {seeds * steps * 128 / sim_time / 1e6:.1f} M seed·step·dim/s, ratio to raw RNG {raw / sim_time:.2f}")
+
+
+@pytest.mark.benchmark(group="simulator throughput grid, linear regression (star around d=128, 64 chains, 2048 steps, nu_ftrl(0.01))")
+@pytest.mark.parametrize("point", throughput_grid.GRID, ids=[p.label for p in throughput_grid.GRID])
+def test_bench_simulator_throughput_grid(benchmark, point):
+    """`simulate` at each point of tests/throughput_grid.py as a ratio to drawing its Gaussians alone (same rounds,
+    minimum of each), the route that ran as the limit. An untimed first run sets the rounds (2 past 2 s, else 3).
+    In the plain test run each point at 64 steps, once: a smoke test only."""
+    if benchmark.enabled:
+        n_rounds = throughput_grid.rounds(throughput_grid.timed_run(point)[0])
+    else:
+        point, n_rounds = dataclasses.replace(point, steps=64), 1
+    result = benchmark.pedantic(throughput_grid.run, args=(point,), rounds=n_rounds, iterations=1)
+    assert np.isfinite(result.mean)
+    if not benchmark.enabled:
+        return
+    m = throughput_grid.record(point, result, benchmark.stats.stats.min, n_rounds)
+    benchmark.extra_info["ratio_to_raw_rng"] = m.ratio
+    benchmark.extra_info.update(goal="≥ 0.5", limit=m.route)
+    print(f"\n{point.label}: {m.sim:.3g} s, raw {m.raw:.3g} s, ratio to raw RNG {m.ratio:.2f} "
+          f"(block {m.block}, {m.groups} chain group(s); {m.route})")
 
 
 @pytest.mark.benchmark(group="Thm 3.1 bound, default grid (600 points, tau_max 20)")

@@ -47,15 +47,17 @@ def test_same_seed_same_numbers_and_a_different_seed_different_numbers():
     assert not np.array_equal(a.chain_means, c.chain_means)
 
 
-def test_block_size_changes_the_draw_order_but_not_the_statistics():
-    """The generator is consumed block by block: equal blocks give identical streams, different blocks a
-    different stream of the same law (means agree within 4 combined standard errors)."""
+@pytest.mark.parametrize("beta, taps", [([1.0, -0.5], None), (dpt.nu_ftrl(0.05), 600)], ids=["direct", "FFT"])
+def test_the_block_changes_no_number(beta, taps):
+    """Each array has its own generator, drawn block after block: any block gives the same random numbers, so the
+    same results to rounding (the loss is summed a block at a time, and the FFT's transform length follows the
+    block: 1e-12 relative is ~1e4 ulp), where 0.1.0's one generator gave another draw at every block."""
     problem = dpt.LinearRegression(0.05, [1.0, 0.5])
-    run = lambda block: dpt.simulate([1.0, -0.5], problem, rho=1.0, seeds=64, steps=3000, seed=3, block=block)
-    a, b, c = run(64), run(64), run(1000)
-    np.testing.assert_array_equal(a.chain_means, b.chain_means)
-    assert not np.array_equal(a.chain_means, c.chain_means)
-    assert abs(a.mean - c.mean) <= 4 * math.hypot(a.stderr, c.stderr)
+    run = lambda block: dpt.simulate(beta, problem, rho=1.0, seeds=16, steps=3000, seed=3, block=block, taps=taps)
+    a, c = run(64), run(1000)
+    assert not np.array_equal(a.chain_means, dpt.simulate(beta, problem, rho=1.0, seeds=16, steps=3000, seed=4,
+                                                         block=64, taps=taps).chain_means)
+    np.testing.assert_allclose(a.chain_means, c.chain_means, rtol=1e-12)
 
 
 def test_dp_ftrl_with_a_large_clip_norm_is_noisy_ftrl_and_clipping_bites_when_small():
@@ -115,8 +117,58 @@ def test_a_truncation_that_moves_F_inf_is_recorded_and_warned():
 def test_a_truncation_below_the_standard_error_is_recorded_silently():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        sim = dpt.simulate(dpt.nu_ftrl(0.05), dpt.MeanEstimation(0.1), rho=1.0, seeds=4, steps=200)
-    assert abs(sim.truncation.relative_shift) < 1e-12 and sim.truncation.taps == sim.mechanism.beta.size
+        sim = dpt.simulate(dpt.nu_ftrl(0.05), dpt.MeanEstimation(0.1), rho=1.0, seeds=4, steps=200, taps=2000)
+    assert abs(sim.truncation.relative_shift) < 1e-12 and sim.truncation.taps == sim.mechanism.beta.size == 2000
+
+
+def test_nu_ftrl_at_the_default_taps_runs_its_blt_stand_in_and_records_it():
+    """ν = 0.05: the cost model takes nu_ftrl_blt (≈ 10 ns per step and column against the 1000-tap truncation's
+    FFT, ≈ 25 ns); ``result.mechanism`` is the BLT, whose exact F∞ is within 1e-6 relative of ν-FTRL's (its
+    docstring states 2.3e-7 measured), and the run estimates it (3 SE). Outside ν ∈ [1e-5, 0.5] (its measured
+    range), and whenever ``taps`` is given, the truncation runs."""
+    problem = dpt.LinearRegression(0.05, [1.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sim = dpt.simulate(dpt.nu_ftrl(0.05), problem, rho=1.0, seeds=32, seed=5)
+    t = sim.truncation
+    assert isinstance(sim.mechanism, dpt.BLT) and t.stand_in == sim.mechanism.name == "nu_ftrl_blt(0.05, step=0.45)"
+    assert t.taps is None and sim.settings["taps"] is None
+    assert sim.settings["route"].startswith("stand-in nu_ftrl_blt(0.05, step=0.45): BLT, ")
+    assert t.F_inf_simulated == dpt.F_inf(sim.mechanism, problem, rho=1.0)
+    assert abs(t.relative_shift) < 1e-6
+    assert abs(sim.mean - t.F_inf_simulated) <= 3 * sim.stderr, sim
+    assert dpt.simulate(dpt.nu_ftrl(0.05), problem, rho=1.0, seeds=2, steps=10, taps=50).truncation.stand_in is None
+    with pytest.warns(UserWarning, match="first 16384 taps"):
+        far = dpt.simulate(dpt.nu_ftrl(1e-6), dpt.MeanEstimation(0.1), rho=1.0, seeds=4, steps=200, burn_in=0)
+    assert far.truncation.stand_in is None
+
+
+@pytest.mark.parametrize("beta, route", [
+    (dpt.dpsgd(), "white noise (beta = (1))"),
+    (dpt.toeplitz([1.0, -0.6, 0.1]), "direct sum over 3 taps"),
+    (dpt.toeplitz(dpt.nu_ftrl(0.01).noising_coeffs(600)), "overlap-save FFT over 600 taps, 1800-point transforms per 1200-step block"),
+    (dpt.nu_ftrl_blt(0.01), "BLT, 38 buffers, Alg. 2 in chunks of 32 steps"),
+    (dpt.BLT([0.9, 0.5], [0.1, 0.05]), "BLT, 2 buffers, Alg. 3 one step at a time"),
+])
+def test_the_route_that_ran_is_recorded(beta, route):
+    problem = dpt.LinearRegression(0.05, [1.0, 0.5])
+    sim = dpt.simulate(beta, problem, rho=1.0, seeds=2, steps=10, burn_in=2000)
+    assert sim.settings["route"] == route
+
+
+def test_a_finite_beta_streams_only_the_taps_that_reach_back_within_the_run():
+    """A 200-step run of a 5000-tap β keeps 199 past inputs, not 4999, and transforms 200 taps; the numbers are
+    those of the whole filter's stream (the later taps reach no output), to FFT rounding."""
+    from dptheory.mechanisms.streaming import StreamingToeplitzNoise
+
+    beta = dpt.nu_ftrl(1e-3).noising_coeffs(5000)
+    problem = dpt.LinearRegression(0.05, [1.0, 0.5])
+    sim = dpt.simulate(beta, problem, rho=1.0, seeds=2, steps=150, burn_in=50, block=64)
+    assert sim.settings["route"] == "overlap-save FFT over 200 taps, 270-point transforms per 64-step block"
+    z = np.random.default_rng(0).standard_normal((200, 3))
+    short, whole = StreamingToeplitzNoise(beta[:200], (3,), z), StreamingToeplitzNoise(beta, (3,), z)
+    np.testing.assert_allclose(np.concatenate([short(z[:64]), short(z[64:])]),
+                               np.concatenate([whole(z[:64]), whole(z[64:])]), rtol=1e-12, atol=1e-14)
 
 
 def test_a_finite_beta_run_whole_has_no_truncation_and_a_shortened_one_has():
@@ -131,7 +183,7 @@ def test_a_strongly_convex_truncation_records_the_gamma_ratio():
     """No exact F∞ exists there: the record carries γ∞(simulated)/γ∞(requested) and the F∞ fields are None."""
     problem = dpt.StronglyConvex(eta=0.5, mu=0.5, L=0.5, d=2, loss="quadratic")
     with pytest.warns(UserWarning, match=r"sigma_dp\^2 by a factor"):
-        sim = dpt.simulate(dpt.nu_ftrl(0.001), problem, rho=1.0, seeds=2, steps=10, taps=64)
+        sim = dpt.simulate(dpt.nu_ftrl(0.001), problem, rho=1.0, seeds=8, steps=200, taps=64)
     t = sim.truncation
     assert t.F_inf_simulated is None and t.relative_shift is None
     assert t.gamma_ratio == pytest.approx(sim.mechanism.limiting_sensitivity() / dpt.nu_ftrl(0.001).limiting_sensitivity())
@@ -190,23 +242,24 @@ def test_a_stream_holds_the_past_inputs_its_mechanism_says_and_the_blocks_follow
     134 MB each before, 1.07 GB for a BLT's run); a filter of every past input keeps the horizon-long block."""
     assert mechanism.stream_history(2052) == history
     problem = dpt.LinearRegression(0.05, np.geomspace(1.0, 0.01, 8))
-    from dptheory.simulation import _plan
+    from dptheory.simulation import _plan, _stream_steps
 
     plan = _plan(mechanism, problem, rho=1.0, G=1.0, horizon=2052, participation=None, taps=None)
-    assert plan.history == history
+    assert plan.simulated.stream_history(_stream_steps(plan.simulated, 2052, 2052)) == history
     if history == 0:
         sim = dpt.simulate(mechanism, problem, rho=1.0, horizon=64, seeds=2048, seed=0)
         assert sim.settings["block"] == 64  # the whole run (it was 2·n, capped at the run, too)
         from dptheory.simulation import _chain_groups
 
         # at n = 2052 over 2048 chains of d = 8: 256-step blocks (2048 when the blocks followed the horizon)
-        assert _chain_groups(2048, 8, plan.history + 1, 2052, None, 1 << 30, history=0) == ([2048], 256)
+        assert _chain_groups(2048, 8, history + 1, 2052, None, 1 << 30, history=0) == ([2048], 256)
 
 
 @pytest.mark.parametrize("mechanism", [
     dpt.dpsgd(),                                        # returns its input
     dpt.toeplitz([1.0, -0.6, 0.1]),                     # the direct sum
-    dpt.toeplitz(0.5 ** np.arange(40)),                 # the FFT route (more than 16 taps)
+    dpt.toeplitz(0.5 ** np.arange(40)),                 # the direct sum at these blocks (fir_route)
+    dpt.toeplitz(0.99 ** np.arange(2000)),              # direct at 7 steps, then the FFT route at 24 and 29
     dpt.BLT([0.995335, 0.812293], [0.128287, 0.329059]),
     dpt.TreeAggregation("vanilla"), dpt.TreeAggregation("honaker"), dpt.TreeAggregation("full"),
     dpt.mechanisms.BandedToeplitz([1.0, 0.5, 0.25]),

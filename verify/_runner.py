@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 import dptheory as dpt
 from dptheory.claims import atomic_write
-from dptheory.simulation import SimulationResult
+from dptheory.simulation import SimulationResult, _default_stand_in
 
 
 
@@ -39,7 +39,7 @@ def cache_dir() -> Path:
     """``$DPTHEORY_CACHE`` or ``.verify-cache/`` (git-ignored)."""
     return Path(os.environ.get("DPTHEORY_CACHE", ".verify-cache"))
 
-CACHE_VERSION = 3  # bump when the format of a cache entry changes (a change of code changes code_version())
+CACHE_VERSION = 4  # bump when the format of a cache entry changes (a change of code changes code_version())
 
 #: The memory budget of each simulation unless its task sets one (``simulate(memory=...)``, default 1 GiB there):
 #: ``make verify`` runs two scripts side by side, each with a pool of two, so up to four simulations at once. A run
@@ -101,13 +101,18 @@ def _key(mechanisms: dict, problem, kwargs: dict) -> str:
 
 def _entry(res: SimulationResult) -> dict:
     # a stationary run simulates a finite β (stored whole) unless the mechanism streams exactly (a BLT); a
-    # finite-horizon run the task's own mechanism
+    # finite-horizon run the task's own mechanism; ν-DP-FTRL at the default taps may run its BLT stand-in
     taps = res.mechanism.beta.tolist() if res.settings.get("taps") is not None else None
-    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, settings=res.settings)
+    stand_in = res.truncation is not None and res.truncation.stand_in is not None
+    return dict(mean=res.mean, stderr=res.stderr, chain_means=res.chain_means.tolist(), taps=taps, stand_in=stand_in,
+                settings=res.settings)
 
 
 def _result(entry: dict, mechanism) -> SimulationResult:
-    mechanism = dpt.as_mechanism(mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
+    if entry.get("stand_in"):
+        mechanism = _default_stand_in(dpt.as_mechanism(mechanism))
+    else:
+        mechanism = dpt.as_mechanism(mechanism) if entry["taps"] is None else dpt.toeplitz(entry["taps"])
     return SimulationResult(mean=entry["mean"], stderr=entry["stderr"], chain_means=np.asarray(entry["chain_means"]),
                             mechanism=mechanism, settings=entry["settings"])
 

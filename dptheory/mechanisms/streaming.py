@@ -4,8 +4,8 @@ Blocks of fresh white noise go in, the matching block of correlated noise comes 
 inputs are carried between blocks in one buffer updated in place, so the stream is exact over any horizon with
 memory ``O((n + K)·chains·d)`` for blocks of ``K`` steps. Long filters use overlap-save FFT convolution along
 time, one ``(L, columns)`` slab of a few columns at a time, ``L ≈ n + K``: ``O((1 + n/K) log(n + K))`` per step and
-coordinate, so ``O(log n)`` when ``K ≳ n``; short ones (≤ 16 taps, e.g. DP-SGD, anti-PGD) the direct
-finite-state sum, ``O(n)``. Written against the array namespace of its inputs (NumPy, CuPy, array-api-strict);
+coordinate, so ``O(log n)`` when ``K ≳ n``; short ones (e.g. DP-SGD, anti-PGD) the direct finite-state sum,
+``O(n)``, wherever the cost model (:func:`fir_route`) finds it cheaper. Written against the array namespace of its inputs (NumPy, CuPy, array-api-strict);
 on NumPy the transforms are :mod:`scipy.fft`'s on every core. The dense product ``B·w`` is a test oracle only
 (``tests/test_streaming.py``).
 """
@@ -21,23 +21,78 @@ from scipy import fft as sfft
 
 from .._validation import check_int, check_real_array, check_shape
 
-__all__ = ["StreamingToeplitzNoise", "BLTStream"]
+__all__ = ["StreamingToeplitzNoise", "BLTStream", "fir_route", "blt_cost"]
 
-_DIRECT_TAPS = 16
 _FIR_ELEMENTS = 1 << 16  # steps × columns summed at once by the direct route (two 512 KiB buffers: in cache)
 _FFT_ELEMENTS = 1 << 18  # L × columns transformed at once by the FFT route (a 2 MiB slab: 32 columns at L = 8192)
 _SIMD_COLUMNS = 8  # the FFT slab's width is a multiple of this many columns (vectorised over)
 _BLT_CHUNK = 32  # steps per chunk of the BLT stream's matrix-product form (Alg. 2)
 
+# The cost model, in ns per step and column on NumPy, measured 2026-12-02 on the project's 2-core machine (AMD EPYC,
+# AVX2; 4096 columns, blocks of 1024 steps unless said; a PCG64 normal took 15 ns there). Only ratios matter to the
+# choices below, and they move less between machines than the times do.
+_NS_DIRECT_TAP = 1.05  # the direct sum, per tap: 6.4, 10.0, 17.5, 32.0, 66.7 ns at 4, 8, 16, 32, 64 taps
+_NS_FFT = 2.1  # overlap-save, per (L/K)·log2(L): 1.8–2.1 for L ≤ 8192 (256–4096 taps), 2.7 at L ≥ 12 288
+_NS_BLT = 0.1  # Alg. 2 in chunks, per (chunk + 2d) multiply-adds: 0.085–0.113 at 29–53 buffers, chunk 32
+
+
+def fir_route(n: int, K: int) -> tuple[str, int, float]:
+    r"""How :class:`StreamingToeplitzNoise` filters a block of ``K`` steps through ``n`` taps, and its cost.
+
+    ``("direct", 0, cost)``: the finite-state sum, ``n`` multiply-adds per step and column; ``("fft", L, cost)``:
+    overlap-save with transforms of ``L = next_fast_len(K + n − 1)`` points, ``O((L/K)·log L)``; whichever the
+    cost model finds cheaper (measured constants, this module's ``_NS_*``; the two meet near 24 taps at 1024-step
+    blocks). ``cost``: estimated ns per step and column on NumPy.
+
+    Parameters
+    ----------
+    n : int
+        The taps that reach into the block (``≥ 1``).
+    K : int
+        The block's steps (``≥ 1``).
+
+    Returns
+    -------
+    tuple of (str, int, float)
+        The route, the transform length (0 for the direct sum) and the estimated cost.
+    """
+    n, K = check_int("n", n, 1), check_int("K", K, 1)
+    if n == 1:
+        return "direct", 0, 0.0
+    L = sfft.next_fast_len(K + n - 1, real=True)
+    direct, fft = _NS_DIRECT_TAP * n, _NS_FFT * (L / K) * math.log2(L)
+    return ("direct", 0, direct) if direct <= fft else ("fft", L, fft)
+
+
+def blt_cost(buffers: int, chunk: int = _BLT_CHUNK) -> float:
+    """Estimated ns per step and column of :class:`BLTStream`'s chunked Alg. 2 with ``buffers`` buffers on NumPy.
+
+    ``chunk + 2·buffers`` multiply-adds at BLAS speed (the cost model's ``_NS_BLT`` per multiply-add).
+
+    Parameters
+    ----------
+    buffers : int
+        The BLT's buffers ``d`` (``≥ 0``).
+    chunk : int, default 32
+        Steps per chunk of three matrix products.
+
+    Returns
+    -------
+    float
+        The estimated cost.
+    """
+    return _NS_BLT * (check_int("chunk", chunk, 1) + 2 * check_int("buffers", buffers, 0))
+
 
 class StreamingToeplitzNoise:
     r"""Causal FIR filter along axis 0 with its history carried between calls (seed 004, Alg. 1, eq. 13).
 
-    A call with a block of ``K`` steps over ``C = prod(shape)`` columns costs, for ``n ≤ 16`` taps, ``n·K·C``
-    multiply-adds in cache-sized passes; for longer filters one real FFT and one inverse of length
+    A call with a block of ``K`` steps over ``C = prod(shape)`` columns costs, by the direct sum, ``n·K·C``
+    multiply-adds in cache-sized passes; by overlap-save, one real FFT and one inverse of length
     ``L = next_fast_len(K + m − 1)`` per column, ``m = min(n, steps so far + K)`` (the stream starts from zero
     inputs, so early blocks need only the taps reaching back to step 0), i.e. ``O((1 + n/K) log(n + K))`` per
-    step and column: size ``K ≳ n`` for ``O(log n)``. The transforms run along the steps axis of a steps-major
+    step and column: size ``K ≳ n`` for ``O(log n)``. Each call takes the cheaper by :func:`fir_route` (the direct
+    sum for a few taps, e.g. anti-PGD's two). The transforms run along the steps axis of a steps-major
     slab of a few columns (at most ``2¹⁸`` floats: 32 columns at ``L = 8192``) holding each column's history and
     block, so history, block and output move in and out as whole rows, with no transposed copy (transposing
     into column-major slabs had cost 0.47 s against 0.26 s for one 4096-step block of 8192 columns through 4096
@@ -86,7 +141,8 @@ class StreamingToeplitzNoise:
         if self.n == 1 or K == 0:
             return w if self._beta[0] == 1.0 else self._beta[0] * w
         flat = self.xp.reshape(w, (K, self.columns))
-        out = self._direct(flat) if self.n <= _DIRECT_TAPS else self._overlap_save(flat)
+        route, _, _ = fir_route(self.n, K)  # the direct sum runs over all n taps; the transforms over those reaching step 0
+        out = self._direct(flat) if route == "direct" else self._overlap_save(flat)
         self._seen = min(self._seen + K, self.n - 1)
         return self.xp.reshape(out, (K, *self.shape))
 
@@ -127,16 +183,18 @@ class StreamingToeplitzNoise:
         L = sfft.next_fast_len(K + m - 1, real=True)
         spectrum = self._spectrum(m, L)
         width = min(self.max_columns, C, max(1, _FFT_ELEMENTS // L // _SIMD_COLUMNS) * _SIMD_COLUMNS)
-        slab = xp.empty((h + K, width), dtype=xp.float64)  # every row written per slab; the transform pads it to L
+        # rows h + K .. L stay zero: the slab is the transform's padded input (no padded copy per slab, 1.2–1.4× faster
+        # at 2048 taps and 8192 columns, the same numbers bit for bit); rows up to h + K are written per slab
+        slab = xp.zeros((L, width), dtype=xp.float64)
         out = xp.empty((K, C), dtype=xp.float64)
         for c in range(0, C, width):
             e = min(c + width, C)
             x = slab[:, : e - c]
             if h:
                 x[:h, :] = self._past[n - 1 - h :, c:e]
-            x[h:, :] = w[:, c:e]
-            self._past[n - 1 - keep :, c:e] = x[h + K - keep :, :]
-            spec = self._rfft(x, n=L)
+            x[h : h + K, :] = w[:, c:e]
+            self._past[n - 1 - keep :, c:e] = x[h + K - keep : h + K, :]
+            spec = self._rfft(x)
             spec *= spectrum
             out[:, c:e] = self._irfft(spec, n=L)[h : h + K, :]
         return out
