@@ -9,8 +9,9 @@ the exponents, not the times, are what the table is for.
 
 ``--grid`` times `simulate` at each point of the star of tests/throughput_grid.py (the grid of ``make bench``)
 and drawing exactly its Gaussians alone, each the minimum of the same rounds (2 where a run takes over 2 s, else
-3), and prints per point the route that ran, its block and chain groups, both times and their ratio raw / sim,
-then the worst point.
+3), and prints per point the route that ran, its block and chain groups, both times and their ratio raw / sim, the
+time of its noise stream alone on the same blocks, the share ``(raw + stream) / sim`` and what is left per step
+(the per-step loop and the run's fixed costs): the profile of what bounds the point. Then the worst point.
 """
 
 from __future__ import annotations
@@ -78,10 +79,12 @@ def table() -> str:
 
 def grid_table() -> str:
     """The throughput grid as a markdown table, one row per point, then a line naming the lowest ratio."""
-    lines = ["| point | route | block | groups | sim s | raw s | ratio |", "|---|---|---|---|---|---|---|"]
+    lines = ["| point | route | block | groups | sim s | raw s | stream s | ratio | (raw + stream) / sim | rest, µs/step |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     measured = [throughput_grid.measure(point) for point in throughput_grid.GRID]
     for m in measured:
-        lines.append(f"| {m.point.label} | {m.route} | {m.block} | {m.groups} | {m.sim:.3g} | {m.raw:.3g} | {m.ratio:.2f} |")
+        lines.append(f"| {m.point.label} | {m.route} | {m.block} | {m.groups} | {m.sim:.3g} | {m.raw:.3g} | {m.stream:.3g} "
+                     f"| {m.ratio:.2f} | {m.ratio_with_stream:.2f} | {m.loop_us_per_step:.3g} |")
     low = min(measured, key=lambda m: m.ratio)
     lines.append(f"\nworst point: {low.point.label}, ratio {low.ratio:.2f} ({low.route})")
     return "\n".join(lines)

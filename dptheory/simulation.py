@@ -262,7 +262,7 @@ def _warn_if_truncation_shows(truncation: Truncation | None, mean: float, stderr
         f"a different mechanism, which moves {what}, more than the run's standard error {stderr:.3g}; "
         f"F_inf(result.mechanism, ...) predicts what was simulated, result.truncation records the shift",
         UserWarning,
-        stacklevel=4,  # _warn_if_truncation_shows <- _simulate <- simulate / simulate_common <- the caller
+        stacklevel=5,  # _warn_if_truncation_shows <- _simulate_on_one_thread <- _simulate <- simulate(_common) <- caller
     )
 
 
@@ -672,9 +672,23 @@ def _route(simulated: Mechanism, steps: int | None, block: int) -> str:
     return f"{type(simulated).__name__}.noise_stream"
 
 
-def _simulate(mechanisms, problem, *, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip, taps, block,
-              backend, memory) -> tuple[SimulationResult, ...]:
-    """:func:`simulate_common` after its own check of ``mechanisms``; the warnings point at the public caller."""
+def _simulate(mechanisms, problem, **kwargs) -> tuple[SimulationResult, ...]:
+    """:func:`simulate_common` after its own check of ``mechanisms``, with BLAS on one thread (threadpoolctl).
+
+    Its BLAS calls are small (the BLT stream's 32 × 32 products, ``d × d`` eigenvalues): on an idle 2-core machine
+    two threads made the base point of the throughput grid (tests/throughput_grid.py) 9 % faster (0.94 against
+    1.03 s), but with the other core busy OpenBLAS's spinning threads made them 10–60× slower (a 128 × 128
+    ``eigvals`` 0.8 s against 0.01 s; the BLT stream 3.0 s against 0.05 s), 2026-12-02.
+    """
+    from threadpoolctl import threadpool_limits  # here, not at import: it inspects the loaded libraries
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _simulate_on_one_thread(mechanisms, problem, **kwargs)
+
+
+def _simulate_on_one_thread(mechanisms, problem, *, rho, G, horizon, participation, steps, seeds, seed, burn_in, clip,
+                            taps, block, backend, memory) -> tuple[SimulationResult, ...]:
+    """:func:`_simulate`'s work; the warnings point at the public caller."""
     rho, G = check_privacy(rho, G)
     _check_problem(problem)
     seeds = check_int("seeds", seeds, 2, why="the standard error is taken across independent chains")

@@ -4,7 +4,10 @@ One definition for ``make bench`` (tests/test_benchmarks.py) and ``python docs/s
 star around :data:`BASE` (linear regression ``H = diag(1/j)``, ``d = 128``, 64 chains, 2048 steps, burn-in 0,
 ``nu_ftrl(0.01)`` at the default taps, ``rho = 1``): each axis of :data:`AXES` varied with the others at the base,
 the base counted once (:data:`GRID`, 12 points). A point's ratio is the time of drawing exactly the run's Gaussians
-(:func:`raw_draws`) divided by the time of the run (1.0 = as fast as its random numbers can be drawn).
+(:func:`raw_draws`) divided by the time of the run (1.0 = as fast as its random numbers can be drawn). Beside it, what
+bounds the point: the time of the run's noise stream alone (:func:`stream_alone`, the same stream on the same
+blocks), so that ``(raw + stream) / sim`` is the share of the run its random numbers and its stream take, and the
+rest is the per-step loop (a few array operations per step, each ~1–2 µs of interpreter and dispatch).
 """
 
 from __future__ import annotations
@@ -56,11 +59,22 @@ class Measurement:
     route: str
     block: int
     groups: int
+    stream: float = 0.0
 
     @property
     def ratio(self) -> float:
         """``raw / sim``: the share of the run that drawing its Gaussians alone takes."""
         return self.raw / self.sim
+
+    @property
+    def ratio_with_stream(self) -> float:
+        """``(raw + stream) / sim``: the share its random numbers and its noise stream alone take."""
+        return (self.raw + self.stream) / self.sim
+
+    @property
+    def loop_us_per_step(self) -> float:
+        """What is left, ``sim − raw − stream``, per step in µs: the per-step loop and the run's fixed costs."""
+        return (self.sim - self.raw - self.stream) / self.point.steps * 1e6
 
 
 def run(point: Point) -> dpt.SimulationResult:
@@ -103,6 +117,42 @@ def raw_draws(chains: int, d: int, steps: int, block: int) -> None:
         residuals.standard_normal((k, chains))
 
 
+def stream_alone(point: Point, result: dpt.SimulationResult, n_rounds: int) -> float:
+    """The minimum time over ``n_rounds`` of the run's noise stream alone: ``result.mechanism``'s stream as
+    :func:`dptheory.simulate` builds it (a finite ``β`` through the taps within the run), fed the run's block shapes
+    of white noise drawn beforehand (not timed).
+
+    Parameters
+    ----------
+    point : Point
+        The configuration.
+    result : SimulationResult
+        Its run (the mechanism and the block).
+    n_rounds : int
+        Rounds.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    block, mech = result.settings["block"], result.mechanism
+    steps = point.steps if isinstance(mech, dpt.mechanisms.FiniteToeplitz) else None
+    shape = (point.chains, point.d)
+    rng = np.random.default_rng(0)
+    blocks = [rng.standard_normal((min(block, point.steps - t), *shape)) for t in range(0, point.steps, block)]
+
+    def once():
+        stream = mech.noise_stream(shape, blocks[0], steps)
+        for z in blocks:
+            stream(z)
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # as simulate runs it
+        return min(timeit.repeat(once, number=1, repeat=n_rounds))
+
+
 def rounds(seconds: float) -> int:
     """Timed rounds for a point whose one run takes ``seconds``: 2 past 2 s, else 3."""
     return 2 if seconds > 2.0 else 3
@@ -110,10 +160,11 @@ def rounds(seconds: float) -> int:
 
 def record(point: Point, result: dpt.SimulationResult, sim: float, n_rounds: int) -> Measurement:
     """The :class:`Measurement` of ``point`` from its timed run: ``result`` and ``sim`` (the run's minimum time),
-    with :func:`raw_draws` timed at the run's block, minimum of ``n_rounds``."""
+    with :func:`raw_draws` timed at the run's block and :func:`stream_alone`, each the minimum of ``n_rounds``."""
     block = result.settings["block"]
     raw = min(timeit.repeat(lambda: raw_draws(point.chains, point.d, point.steps, block), number=1, repeat=n_rounds))
-    return Measurement(point, sim, raw, str(result.settings.get("route", "?")), block, result.settings["chain_groups"])
+    return Measurement(point, sim, raw, str(result.settings.get("route", "?")), block, result.settings["chain_groups"],
+                       stream_alone(point, result, n_rounds))
 
 
 def timed_run(point: Point) -> tuple[float, dpt.SimulationResult]:
