@@ -278,7 +278,7 @@ def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk,
     noises = [stream((seeds, d), theta) for stream in streams]
     loss_sum = xp.zeros((m, seeds), dtype=xp.float64)
     eta = problem.eta
-    steps_ = [-eta * c for c in scales]  # the noise's part of the step, −ηGσ_dp (N w)_t: scaled with the block
+    noise_steps = [-eta * c for c in scales]  # the noise's part of a step, −ηGσ_dp (N w)_t: scales the block
     noise_rng, data_rngs = rngs[0], rngs[1:]
     t0, w, data = 0, None, None
     while t0 < total:
@@ -288,10 +288,10 @@ def _run(problem, streams, *, scales, G, clip, seeds, total, burn_in, block, bk,
         if m == 1:  # the stream's block scaled in place, not copied: two block arrays fewer to fault in
             # (docs/performance.md); a stream returns a new array or its input, and z is not used again
             w = xp.reshape(noises[0](z), (K, 1, seeds, d))
-            w *= steps_[0]
+            w *= noise_steps[0]
         else:
             w = xp.empty((K, m, seeds, d), dtype=xp.float64)
-            for j, (noise, scale) in enumerate(zip(noises, steps_)):
+            for j, (noise, scale) in enumerate(zip(noises, noise_steps)):
                 w[:, j, ...] = scale * noise(z)
         del z
         data = dyn.draw(data_rngs, K)
@@ -325,9 +325,11 @@ _LOSS_ELEMENTS = 1 << 18
 
 def _trajectory_loss(dyn, trajectory):
     """``Σ_t F(θ_t) − F⋆`` over the steps of a block's trajectory ``(K, mechanisms, chains, d)``, a few steps per
-    array operation (the loop's per-step suboptimality had been four array operations per step)."""
+    array operation (the loop's per-step suboptimality had been four array operations per step). The steps per
+    operation follow ``chains·d`` only, so that each mechanism's sum is the same with or without others beside it
+    (:func:`simulate_common`, bit for bit)."""
     xp, K = dyn.xp, trajectory.shape[0]
-    rows = max(1, _LOSS_ELEMENTS // math.prod(trajectory.shape[1:]))
+    rows = max(1, _LOSS_ELEMENTS // math.prod(trajectory.shape[2:]))
     total = 0.0
     for a in range(0, K, rows):
         total = total + xp.sum(dyn.suboptimality(trajectory[a : min(a + rows, K), ...]), axis=0)

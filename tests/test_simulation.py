@@ -375,9 +375,14 @@ def test_burn_in_and_steps_follow_the_slowest_mode_also_for_eta_above_one():
 COMMON = [dpt.dpsgd(), dpt.nu_ftrl_blt(0.05), dpt.toeplitz([1.0, -0.7, 0.2, 0.05])]
 
 
-def test_a_common_run_gives_each_mechanism_exactly_its_own_run_at_the_same_settings():
+@pytest.mark.parametrize("loss_elements", [1 << 18, 40], ids=["one sum per block", "sums of a few steps"])
+def test_a_common_run_gives_each_mechanism_exactly_its_own_run_at_the_same_settings(monkeypatch, loss_elements):
     """One (mechanisms, chains, d) iterate on one draw per step: each mechanism's chains are those of its own
-    simulate() with the same seed, burn-in and block, to the last bit (the axis mixes nothing), on every problem."""
+    simulate() with the same seed, burn-in and block, to the last bit (the axis mixes nothing), on every problem;
+    also where the block's loss is summed a few steps at a time (the steps per sum follow chains·d only)."""
+    from dptheory import simulation
+
+    monkeypatch.setattr(simulation, "_LOSS_ELEMENTS", loss_elements)
     problems = [dpt.MeanEstimation(0.1, sigma_sgd=0.5), dpt.LinearRegression(0.1, 1.0 / np.arange(1, 9), sigma_sgd=0.3),
                 dpt.StronglyConvex(eta=0.1, mu=0.1, L=1.0, sigma_sgd=0.1, d=3, loss="piecewise_quadratic")]
     for problem in problems:
