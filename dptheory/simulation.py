@@ -28,8 +28,9 @@ whichever :func:`~dptheory.mechanisms.streaming.fir_route` estimates cheaper at 
 a mechanism's own stream. A finite ``β`` streams only the taps that reach back within the run (a 2048-step run of a
 65 536-tap filter transforms 2048 of them, exactly). Every array of a run (the white noise, each data array) has
 its own generator, spawned from ``seed``, drawn block after block: the block changes no random number, so the
-route and block the cost model picks change a result only by rounding (1e-12 relative, ``tests/test_simulation.py``). From dptheory 0.2.0; 0.1.0 drew every array from one generator, block by block,
-and ran ν-DP-FTRL's truncation at the default taps, so the same seed gives other (equally distributed) numbers.
+route and block the cost model picks change a result only by rounding (1e-12 relative, ``tests/test_simulation.py``).
+From dptheory 0.2.0; 0.1.0 drew every array from one generator, block by block, and ran ν-DP-FTRL's truncation at
+the default taps, so the same seed gives other (equally distributed) numbers.
 
 A time average has a confidence interval only if ``F(θ_t) − F⋆`` has a finite variance, i.e. ``θ_t`` a
 finite fourth moment. Mean estimation and the strongly convex problems have a deterministic contraction and
@@ -722,8 +723,7 @@ def _simulate_on_one_thread(mechanisms, problem, *, rho, G, horizon, participati
     histories = [p.simulated.stream_history(n) for p, n in zip(plans, stream_steps)]
     groups, block = _chain_groups(seeds, problem.d, max(histories) + 1, total, block, memory, history=sum(histories),
                                   streams=len(plans))
-    streams = [functools.partial(lambda shape, like, m, n: m.noise_stream(shape, like, n), m=p.simulated, n=n)
-               for p, n in zip(plans, stream_steps)]
+    streams = [functools.partial(p.simulated.noise_stream, steps=n) for p, n in zip(plans, stream_steps)]
     run = functools.partial(_run, problem, streams, scales=[G * p.sigma_dp for p in plans], G=G,
                             clip=clip, total=total, burn_in=burn_in, block=block, bk=bk, record_last=horizon is not None)
     arrays = 1 + problem._dynamics.data_streams  # the white noise, then each data array: one generator each
@@ -741,8 +741,7 @@ def _simulate_on_one_thread(mechanisms, problem, *, rho, G, horizon, participati
         settings = dict(
             beta=p.requested.name, problem=repr(problem), rho=rho, G=G, horizon=horizon, participation=repr(participation),
             steps=steps, seeds=seeds, seed=seed, burn_in=None if horizon is not None else burn_in, clip=clip,
-            taps=None if horizon is not None or not isinstance(p.simulated, FiniteToeplitz) or p.truncation is None
-            else p.taps, sigma_dp=p.sigma_dp,
+            taps=None if p.truncation is None else p.truncation.taps, sigma_dp=p.sigma_dp,
             backend=bk.name, block=block, memory=memory, chain_groups=len(groups),
             route=(f"stand-in {p.simulated.name}: " if p.truncation is not None and p.truncation.stand_in else "")
             + _route(p.simulated, n, block), **common,

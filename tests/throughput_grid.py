@@ -136,8 +136,10 @@ def stream_alone(point: Point, result: dpt.SimulationResult, n_rounds: int) -> f
     float
         Seconds.
     """
+    from dptheory.simulation import _stream_steps
+
     block, mech = result.settings["block"], result.mechanism
-    steps = point.steps if isinstance(mech, dpt.mechanisms.FiniteToeplitz) else None
+    steps = _stream_steps(mech, None, point.steps)  # burn-in 0: the run's total is its steps
     shape = (point.chains, point.d)
     rng = np.random.default_rng(0)
     blocks = [rng.standard_normal((min(block, point.steps - t), *shape)) for t in range(0, point.steps, block)]

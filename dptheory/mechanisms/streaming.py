@@ -5,8 +5,8 @@ inputs are carried between blocks in one buffer updated in place, so the stream 
 memory ``O((n + K)·chains·d)`` for blocks of ``K`` steps. Long filters use overlap-save FFT convolution along
 time, one ``(L, columns)`` slab of a few columns at a time, ``L ≈ n + K``: ``O((1 + n/K) log(n + K))`` per step and
 coordinate, so ``O(log n)`` when ``K ≳ n``; short ones (e.g. DP-SGD, anti-PGD) the direct finite-state sum,
-``O(n)``, wherever the cost model (:func:`fir_route`) finds it cheaper. Written against the array namespace of its inputs (NumPy, CuPy, array-api-strict);
-on NumPy the transforms are :mod:`scipy.fft`'s on every core. The dense product ``B·w`` is a test oracle only
+``O(n)``, wherever the cost model (:func:`fir_route`) finds it cheaper. Written against the array namespace of its
+inputs (NumPy, CuPy, array-api-strict); on NumPy the transforms are :mod:`scipy.fft`'s on every core. The dense product ``B·w`` is a test oracle only
 (``tests/test_streaming.py``).
 """
 
